@@ -1,0 +1,373 @@
+"""MessageBuilder and the provider runner: what every provider shares.
+
+A provider only maps its SDK's native events onto builder calls (``text_delta`` and so on).
+The builder keeps the partial message, emits picode events, parses streamed tool arguments
+lazily, estimates missing usage and computes cost. ``run_provider`` owns the task, turns
+an abort into task cancellation (so the SDK closes its HTTP connection at once) and turns
+any failure into exactly one terminal ``error`` event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from picode.ai.errors import format_error_message
+from picode.ai.event_stream import AssistantMessageEventStream
+from picode.ai.events import (
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+from picode.ai.models import Model, calculate_cost
+from picode.ai.partial_json import StreamingJson
+from picode.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from picode.ai.stream import StreamOptions
+
+log = logging.getLogger(__name__)
+
+Produce = Callable[[Model, Context, "StreamOptions", "MessageBuilder"], Awaitable[None]]
+
+ABORTED_MESSAGE = "Request aborted"
+UNTERMINATED_MESSAGE = "Stream ended before the provider signalled completion"
+
+
+class MessageBuilder:
+    """Builds one AssistantMessage from provider events and emits picode events."""
+
+    def __init__(self, model: Model, stream: AssistantMessageEventStream, context: Context):
+        self.model = model
+        self.stream = stream
+        self.context = context
+        self.message = AssistantMessage(
+            content=[], api=model.api, provider=model.provider, model=model.id
+        )
+        self.started = False
+        self.finished = False
+        self.usage_reported = False
+        self._args: dict[int, StreamingJson] = {}
+        self._open: dict[int, str] = {}
+        stream.before_toolcall_delivery = self._refresh_arguments
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self.started:
+            self.started = True
+            self.stream.push(StartEvent(self.message))
+
+    def finish(self, stop_reason: Literal["stop", "length", "toolUse", "error"]) -> None:
+        """The provider reached its end marker; ``error`` is for a model-reported failure."""
+        if self.finished:
+            return
+        self.start()
+        self.close_open_blocks()
+        message = self.message
+        if stop_reason == "stop" and message.tool_calls:
+            # Some APIs report "stop" with tool calls present; the calls still need running.
+            stop_reason = "toolUse"
+        message.stop_reason = stop_reason
+        self._complete_usage()
+        self.finished = True
+        if stop_reason == "error":
+            if not message.error_message:
+                message.error_message = "The model stopped with an error"
+            self.stream.push(ErrorEvent("error", message))
+        else:
+            self.stream.push(DoneEvent(stop_reason, message))
+
+    def fail(self, error_message: str, *, aborted: bool = False) -> None:
+        """End with an error, keeping whatever partial content arrived."""
+        if self.finished:
+            return
+        self.finished = True
+        message = self.message
+        message.stop_reason = "aborted" if aborted else "error"
+        message.error_message = error_message
+        for index in list(self._open):
+            self._materialise_arguments(index)
+        self._open.clear()
+        self._complete_usage()
+        self.stream.push(ErrorEvent("aborted" if aborted else "error", message))
+
+    # --- blocks ------------------------------------------------------------------------
+
+    def text_start(self, signature: str | None = None) -> int:
+        self.start()
+        index = self._append(TextContent("", signature))
+        self._open[index] = "text"
+        self.stream.push(TextStartEvent(index, self.message))
+        return index
+
+    def text_delta(self, index: int, delta: str) -> None:
+        if not delta:
+            return
+        block = self.message.content[index]
+        assert isinstance(block, TextContent)
+        block.text += delta
+        self.stream.push(TextDeltaEvent(index, delta, self.message))
+
+    def text_end(self, index: int, signature: str | None = None) -> None:
+        if self._open.pop(index, None) is None:
+            return
+        block = self.message.content[index]
+        assert isinstance(block, TextContent)
+        if signature is not None:
+            block.text_signature = signature
+        self.stream.push(TextEndEvent(index, block.text, self.message))
+
+    def thinking_start(self, signature: str | None = None, *, redacted: bool = False) -> int:
+        self.start()
+        index = self._append(ThinkingContent("", signature, redacted))
+        self._open[index] = "thinking"
+        self.stream.push(ThinkingStartEvent(index, self.message))
+        return index
+
+    def thinking_delta(self, index: int, delta: str) -> None:
+        if not delta:
+            return
+        block = self.message.content[index]
+        assert isinstance(block, ThinkingContent)
+        block.thinking += delta
+        self.stream.push(ThinkingDeltaEvent(index, delta, self.message))
+
+    def thinking_signature(self, index: int, signature: str, *, append: bool = True) -> None:
+        block = self.message.content[index]
+        assert isinstance(block, ThinkingContent)
+        if append and block.thinking_signature:
+            block.thinking_signature += signature
+        else:
+            block.thinking_signature = signature
+
+    def thinking_end(self, index: int) -> None:
+        if self._open.pop(index, None) is None:
+            return
+        block = self.message.content[index]
+        assert isinstance(block, ThinkingContent)
+        self.stream.push(ThinkingEndEvent(index, block.thinking, self.message))
+
+    def toolcall_start(
+        self, call_id: str, name: str, *, thought_signature: str | None = None
+    ) -> int:
+        self.start()
+        index = self._append(ToolCall(call_id, name, {}, thought_signature))
+        self._open[index] = "toolCall"
+        self._args[index] = StreamingJson()
+        self.stream.push(ToolCallStartEvent(index, self.message))
+        return index
+
+    def toolcall_delta(self, index: int, delta: str) -> None:
+        if not delta:
+            return
+        buffer = self._args.get(index)
+        if buffer is None:
+            buffer = self._args[index] = StreamingJson()
+        buffer.append(delta)
+        self.stream.push(ToolCallDeltaEvent(index, delta, self.message))
+
+    def toolcall_arguments_text(self, index: int) -> str:
+        buffer = self._args.get(index)
+        return buffer.text if buffer is not None else ""
+
+    def toolcall_end(self, index: int, arguments: dict[str, Any] | None = None) -> None:
+        """End a call; ``arguments`` when the API delivers them whole (else parsed once)."""
+        if self._open.pop(index, None) is None:
+            return
+        block = self.message.content[index]
+        assert isinstance(block, ToolCall)
+        if arguments is not None:
+            block.arguments = arguments
+        else:
+            self._materialise_arguments(index)
+        self._args.pop(index, None)
+        self.stream.push(ToolCallEndEvent(index, block, self.message))
+
+    def close_open_blocks(self) -> None:
+        for index, kind in list(self._open.items()):
+            if kind == "text":
+                self.text_end(index)
+            elif kind == "thinking":
+                self.thinking_end(index)
+            else:
+                self.toolcall_end(index)
+
+    def is_open(self, index: int) -> bool:
+        return index in self._open
+
+    # --- usage -------------------------------------------------------------------------
+
+    def set_usage(
+        self,
+        *,
+        input: int | None = None,
+        output: int | None = None,
+        cache_read: int | None = None,
+        cache_write: int | None = None,
+    ) -> None:
+        """Record usage; ``input`` must already exclude cached tokens."""
+        usage = self.message.usage
+        if input is not None:
+            usage.input = max(0, int(input))
+        if output is not None:
+            usage.output = max(0, int(output))
+        if cache_read is not None:
+            usage.cache_read = max(0, int(cache_read))
+        if cache_write is not None:
+            usage.cache_write = max(0, int(cache_write))
+        usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+        self.usage_reported = True
+        calculate_cost(self.model, usage)
+
+    def _complete_usage(self) -> None:
+        usage = self.message.usage
+        if not self.usage_reported or usage.total_tokens == 0:
+            # Aborts, cut streams and some local servers leave usage out; the context
+            # meter and compaction still need a figure.
+            estimate = estimate_usage(self.context, self.message)
+            usage.input = estimate.input
+            usage.output = estimate.output
+            usage.estimated = True
+        usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+        calculate_cost(self.model, usage)
+
+    # --- internals ---------------------------------------------------------------------
+
+    def _append(self, block: TextContent | ThinkingContent | ToolCall) -> int:
+        self.message.content.append(block)
+        return len(self.message.content) - 1
+
+    def _refresh_arguments(self, index: int) -> None:
+        buffer = self._args.get(index)
+        if buffer is None:
+            return
+        block = self.message.content[index]
+        if isinstance(block, ToolCall):
+            block.arguments = buffer.snapshot()
+
+    def _materialise_arguments(self, index: int) -> None:
+        buffer = self._args.get(index)
+        block = self.message.content[index] if index < len(self.message.content) else None
+        if buffer is not None and isinstance(block, ToolCall) and len(buffer):
+            block.arguments = buffer.final()
+
+
+def estimate_tokens(text: str) -> int:
+    """The usual rough measure: four characters a token."""
+    return (len(text) + 3) // 4
+
+
+def estimate_usage(context: Context, message: AssistantMessage | None = None) -> Usage:
+    chars = len(context.system_prompt or "")
+    for item in context.messages:
+        chars += _message_chars(item)
+    for tool in context.tools or ():
+        chars += len(tool.name) + len(tool.description) + len(str(tool.parameters))
+    output = _message_chars(message) if message is not None else 0
+    usage = Usage(input=(chars + 3) // 4, output=(output + 3) // 4, estimated=True)
+    usage.total_tokens = usage.input + usage.output
+    return usage
+
+
+def _message_chars(message: Any) -> int:
+    content = message.content
+    if isinstance(content, str):
+        return len(content)
+    total = 0
+    for block in content:
+        if isinstance(block, TextContent):
+            total += len(block.text)
+        elif isinstance(block, ThinkingContent):
+            total += len(block.thinking)
+        elif isinstance(block, ToolCall):
+            total += len(block.name) + len(str(block.arguments))
+        elif isinstance(block, ImageContent):
+            total += 4800  # about 1,200 tokens, what providers bill for a typical image
+    return total
+
+
+async def import_provider(module_name: str) -> Any:
+    """Import a provider module off the event loop: SDK imports take hundreds of ms."""
+    module = sys.modules.get(module_name)
+    if module is not None:
+        return module
+    return await asyncio.to_thread(importlib.import_module, module_name)
+
+
+def run_provider(
+    produce: Produce | str,
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+) -> AssistantMessageEventStream:
+    """Start ``produce`` (a function or a module name exposing ``produce``) in a task."""
+    stream = AssistantMessageEventStream()
+    builder = MessageBuilder(model, stream, context)
+    task = asyncio.get_running_loop().create_task(_drive(produce, model, context, options, builder))
+    stream.attach_producer(task)
+    return stream
+
+
+async def _drive(
+    produce: Produce | str,
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    builder: MessageBuilder,
+) -> None:
+    signal = options.signal
+    task = asyncio.current_task()
+    assert task is not None
+    unhook: Callable[[], None] | None = None
+    if signal is not None:
+        if signal.aborted:
+            builder.fail(ABORTED_MESSAGE, aborted=True)
+            return
+        unhook = signal.add_callback(lambda _reason: task.cancel())
+    try:
+        if isinstance(produce, str):
+            produce = (await import_provider(produce)).produce
+        assert not isinstance(produce, str)
+        await produce(model, context, options, builder)
+        if signal is not None and signal.aborted:
+            builder.fail(ABORTED_MESSAGE, aborted=True)
+        elif not builder.finished:
+            builder.fail(UNTERMINATED_MESSAGE)
+    except asyncio.CancelledError:
+        if signal is not None and signal.aborted:
+            task.uncancel()
+            builder.fail(ABORTED_MESSAGE, aborted=True)
+        else:
+            builder.fail("Request cancelled", aborted=True)
+            raise
+    except Exception as exc:
+        if signal is not None and signal.aborted:
+            builder.fail(ABORTED_MESSAGE, aborted=True)
+        else:
+            log.debug("provider %s failed", model.api, exc_info=True)
+            builder.fail(format_error_message(exc))
+    finally:
+        if unhook is not None:
+            unhook()

@@ -1,0 +1,261 @@
+"""Readable provider errors, retry-after hints and context-overflow detection.
+
+Providers turn every failure into one text (``AssistantMessage.error_message``) because that
+is what a session stores and a person reads. The helpers here build that text the same way
+for every SDK and read back what later layers need from it: is it transient, is it a context
+overflow, how long did the server ask us to wait.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+
+RETRY_AFTER_NOTE = re.compile(r"\(retry after (\d+(?:\.\d+)?) ?s\)")
+
+_STATUS_TEXT = {
+    400: "Bad request",
+    401: "Unauthorized (check the API key)",
+    403: "Forbidden",
+    404: "Not found (check the model id and base URL)",
+    408: "Request timeout",
+    413: "Request too large",
+    429: "Rate limited",
+    500: "Server error",
+    502: "Bad gateway",
+    503: "Service unavailable",
+    504: "Gateway timeout",
+    529: "Overloaded",
+}
+
+_OVERFLOW_PATTERNS = re.compile(
+    "|".join(
+        [
+            r"prompt is too long",  # Anthropic
+            r"context_length_exceeded",  # OpenAI
+            r"exceeds the context window",  # OpenAI Responses
+            r"maximum context length",  # OpenAI chat, vLLM
+            r"input token count.{0,80}exceeds",  # Gemini
+            r"exceeds the maximum number of tokens",  # Gemini
+            r"context (?:window|length) (?:is )?exceeded",
+            r"model_context_window_exceeded",
+            r"too many tokens",
+            r"exceed(?:s|ed)? context size",  # llama.cpp
+            r"the request exceeds the available context size",  # llama.cpp server
+            r"input length .{0,40}exceeds",  # Ollama / vLLM variants
+            r"prompt tokens? .{0,40}exceed",
+            r"reduce the length of the messages",
+        ]
+    ),
+    re.IGNORECASE,
+)
+
+_TRANSIENT_PATTERNS = re.compile(
+    "|".join(
+        [
+            r"\boverloaded\b",
+            r"rate.?limit",
+            r"\b429\b",
+            r"\b5\d\d\b",
+            r"too many requests",
+            r"server error",
+            r"service unavailable",
+            r"bad gateway",
+            r"gateway timeout",
+            r"connection (?:reset|refused|error|closed|aborted)",
+            r"timed? ?out",
+            r"timeout",
+            r"stream (?:ended|cut|closed)",
+            r"ended without",
+            r"incomplete (?:read|chunked)",
+            r"remote ?protocol",
+            r"peer closed",
+            r"network",
+            r"temporarily",
+            r"try again",
+        ]
+    ),
+    re.IGNORECASE,
+)
+
+_PERMANENT_STATUS = re.compile(r"^(?:400|401|403|404|413|422)\b")
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait, from the usual headers, or None."""
+    if not headers:
+        return None
+    lower = {str(k).lower(): str(v) for k, v in headers.items()}
+    if (value := lower.get("retry-after-ms")) is not None:
+        number = _as_float(value)
+        if number is not None:
+            return max(0.0, number / 1000)
+    if (value := lower.get("retry-after")) is not None:
+        number = _as_float(value)
+        if number is not None:
+            return max(0.0, number)
+        try:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            parsed = None
+        if parsed is not None:
+            current = time.time() if now is None else now
+            return max(0.0, parsed.timestamp() - current)
+    for key in ("x-ratelimit-reset-ms", "x-ratelimit-reset-requests-ms"):
+        if (value := lower.get(key)) is not None and (number := _as_float(value)) is not None:
+            return max(0.0, number / 1000)
+    for key in ("x-ratelimit-reset", "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"):
+        if (value := lower.get(key)) is not None:
+            seconds = _reset_value(value, now)
+            if seconds is not None:
+                return seconds
+    return None
+
+
+def _reset_value(value: str, now: float | None) -> float | None:
+    """x-ratelimit-reset is a duration ("6m0s", "1.5s"), seconds, or an epoch timestamp."""
+    number = _as_float(value)
+    if number is not None:
+        current = time.time() if now is None else now
+        if number > 1_000_000_000:  # an epoch timestamp
+            return max(0.0, number - current)
+        return max(0.0, number)
+    total = 0.0
+    matched = False
+    for amount, unit in re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", value):
+        matched = True
+        total += float(amount) * {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[unit]
+    return total if matched else None
+
+
+def _as_float(value: str) -> float | None:
+    try:
+        return float(value.strip())
+    except ValueError:
+        return None
+
+
+def format_error_message(
+    exc: BaseException | None = None,
+    *,
+    status: int | None = None,
+    body_message: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> str:
+    """One readable line: ``429 Rate limited: <server text> (retry after 7 s)``."""
+    if exc is not None:
+        status = status if status is not None else _status_of(exc)
+        headers = headers if headers is not None else _headers_of(exc)
+        body_message = body_message or _body_message_of(exc)
+    parts: list[str] = []
+    if status:
+        parts.append(f"{status} {_STATUS_TEXT.get(status, 'HTTP error')}")
+    detail = (body_message or "").strip()
+    if not detail and exc is not None:
+        detail = _describe_exception(exc)
+    if detail and (not parts or detail.lower() not in parts[0].lower()):
+        parts.append(detail)
+    text = ": ".join(parts) if parts else "Unknown error"
+    wait = retry_after_seconds(headers)
+    if wait is not None:
+        text += f" {format_retry_after(wait)}"
+    return text
+
+
+def format_retry_after(seconds: float) -> str:
+    shown = f"{seconds:.0f}" if seconds >= 10 or seconds == int(seconds) else f"{seconds:.1f}"
+    return f"(retry after {shown} s)"
+
+
+def retry_after_from_message(message: str | None) -> float | None:
+    if not message:
+        return None
+    match = RETRY_AFTER_NOTE.search(message)
+    return float(match.group(1)) if match else None
+
+
+def _describe_exception(exc: BaseException) -> str:
+    name = type(exc).__name__
+    text = str(exc).strip()
+    lowered = name.lower()
+    if "timeout" in lowered:
+        return f"Request timed out{': ' + text if text and 'timed out' not in text else ''}"
+    if "connection" in lowered or isinstance(exc, ConnectionError):
+        return f"Connection error: {text}" if text else "Connection error"
+    return f"{name}: {text}" if text else name
+
+
+def _status_of(exc: BaseException) -> int | None:
+    for attr in ("status_code", "code", "status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int) and 100 <= value <= 599:
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) and value >= 400 else None
+
+
+def _headers_of(exc: BaseException) -> Mapping[str, str] | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        return {str(k): str(v) for k, v in headers.items()}
+    except Exception:
+        return None
+
+
+def _body_message_of(exc: BaseException) -> str | None:
+    body: Any = getattr(exc, "body", None)
+    found = _message_in(body)
+    if found:
+        return found
+    details: Any = getattr(exc, "details", None)  # google-genai
+    found = _message_in(details)
+    if found:
+        return found
+    message = getattr(exc, "message", None)
+    if isinstance(message, str) and message.strip():
+        return message.strip()
+    return None
+
+
+def _message_in(body: Any) -> str | None:
+    if isinstance(body, str):
+        return body.strip() or None
+    if isinstance(body, Mapping):
+        error = body.get("error")
+        if isinstance(error, Mapping):
+            message = error.get("message")
+            if isinstance(message, str) and message.strip():
+                return message.strip()
+        elif isinstance(error, str) and error.strip():
+            return error.strip()
+        message = body.get("message")
+        if isinstance(message, str) and message.strip():
+            return message.strip()
+    return None
+
+
+def is_context_overflow(
+    error_message: str | None, *, input_tokens: int = 0, context_window: int = 0
+) -> bool:
+    """True for a provider's "too many tokens" error, or a silent overflow seen in usage."""
+    if error_message and _OVERFLOW_PATTERNS.search(error_message):
+        return True
+    return bool(context_window) and input_tokens > context_window
+
+
+def is_transient_error(error_message: str | None) -> bool:
+    """Worth retrying the same request later: overload, rate limit, 5xx, network trouble."""
+    if not error_message:
+        return False
+    if is_context_overflow(error_message):
+        return False
+    if _PERMANENT_STATUS.match(error_message.strip()):
+        return False
+    return bool(_TRANSIENT_PATTERNS.search(error_message))

@@ -1,0 +1,268 @@
+"""The model registry: packaged models, custom providers, cost and thinking budgets (SPEC §3.6)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from typing import Any, Literal, TypeAlias
+
+from picode.ai.types import Cost, Usage
+
+ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+APIS: tuple[str, ...] = (
+    "anthropic-messages",
+    "openai-responses",
+    "openai-completions",
+    "google-generative-ai",
+)
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_TOKENS = 16_384
+
+
+@dataclass(slots=True, frozen=True)
+class ModelCost:
+    """US dollars per million tokens."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+@dataclass(slots=True, frozen=True)
+class Model:
+    id: str
+    name: str
+    api: str
+    provider: str
+    base_url: str | None = None
+    reasoning: bool = False
+    input: tuple[str, ...] = ("text",)
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    cost: ModelCost = field(default_factory=ModelCost)
+    headers: tuple[tuple[str, str], ...] = ()
+    known: bool = True
+
+    @property
+    def ref(self) -> str:
+        return f"{self.provider}/{self.id}"
+
+
+@dataclass(slots=True)
+class ProviderInfo:
+    name: str
+    api: str
+    base_url: str | None = None
+    api_key_env: tuple[str, ...] = ()
+    api_key: str | None = None
+    base_url_env: str | None = None
+    default_model: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class UnknownModelError(LookupError):
+    """A model reference that names no known provider; the message lists close matches."""
+
+
+@dataclass(slots=True)
+class ResolvedModel:
+    model: Model
+    thinking: ThinkingLevel | None = None
+    warning: str | None = None
+
+
+class ModelRegistry:
+    """Built-in models plus whatever providers the configuration adds."""
+
+    def __init__(self) -> None:
+        self.providers: dict[str, ProviderInfo] = {}
+        self._models: dict[str, dict[str, Model]] = {}
+
+    def add_provider(self, info: ProviderInfo) -> None:
+        self.providers[info.name] = info
+        self._models.setdefault(info.name, {})
+
+    def add_model(self, model: Model) -> None:
+        self._models.setdefault(model.provider, {})[model.id] = model
+
+    def models(self, provider: str | None = None) -> list[Model]:
+        if provider is not None:
+            return list(self._models.get(provider, {}).values())
+        return [m for models in self._models.values() for m in models.values()]
+
+    def get(self, provider: str, model_id: str) -> Model | None:
+        return self._models.get(provider, {}).get(model_id)
+
+    def resolve(self, ref: str) -> ResolvedModel:
+        """``provider/id[:thinking]`` or a bare id that exactly one provider knows."""
+        text = ref.strip()
+        thinking: ThinkingLevel | None = None
+        head, sep, tail = text.rpartition(":")
+        if sep and tail in THINKING_LEVELS:
+            text, thinking = head, tail  # type: ignore[assignment]
+        provider_name, slash, model_id = text.partition("/")
+        if not slash:
+            owners = [m for m in self.models() if m.id == text]
+            if len(owners) == 1:
+                return ResolvedModel(owners[0], thinking)
+            if len(owners) > 1:
+                choices = ", ".join(m.ref for m in owners)
+                raise UnknownModelError(f"'{text}' is ambiguous; use one of: {choices}")
+            raise UnknownModelError(self._unknown_message(text))
+        if provider_name not in self.providers:
+            raise UnknownModelError(self._unknown_message(text, provider=provider_name))
+        if not model_id:
+            raise UnknownModelError(f"'{ref}' names a provider but no model id")
+        model = self.get(provider_name, model_id)
+        if model is not None:
+            return ResolvedModel(model, thinking)
+        info = self.providers[provider_name]
+        fallback = Model(
+            id=model_id,
+            name=model_id,
+            api=info.api,
+            provider=provider_name,
+            base_url=info.base_url,
+            reasoning=True,
+            input=("text", "image"),
+            headers=tuple(info.headers.items()),
+            known=False,
+        )
+        near = difflib.get_close_matches(model_id, [m.id for m in self.models(provider_name)], 3)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        warning = (
+            f"Model '{model_id}' is not in picode's list for {provider_name}; using default "
+            f"limits ({DEFAULT_CONTEXT_WINDOW:,} context, {DEFAULT_MAX_TOKENS:,} output){hint}."
+        )
+        return ResolvedModel(fallback, thinking, warning)
+
+    def _unknown_message(self, text: str, provider: str | None = None) -> str:
+        refs = [m.ref for m in self.models()]
+        near = difflib.get_close_matches(text, refs, 3, 0.4)
+        if provider is not None:
+            near_providers = difflib.get_close_matches(provider, list(self.providers), 2, 0.5)
+            near = [f"{p}/…" for p in near_providers] + near
+            lead = f"Unknown provider '{provider}'"
+        else:
+            lead = f"Unknown model '{text}'"
+        hint = f". Close matches: {', '.join(near)}" if near else ""
+        known = ", ".join(sorted(self.providers))
+        return f"{lead}{hint}. Known providers: {known}. Use --model provider/id."
+
+    def default_model(self, provider: str | None = None) -> Model:
+        name = provider or "anthropic"
+        info = self.providers.get(name)
+        if info is None or info.default_model is None:
+            models = self.models(name) or self.models()
+            return models[0]
+        return self.resolve(f"{name}/{info.default_model}").model
+
+
+@cache
+def _builtin_data() -> dict[str, Any]:
+    text = resources.files("picode.ai").joinpath("models.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def builtin_registry() -> ModelRegistry:
+    """A fresh registry holding the packaged providers and models."""
+    data = _builtin_data()
+    registry = ModelRegistry()
+    for name, spec in data["providers"].items():
+        registry.add_provider(
+            ProviderInfo(
+                name=name,
+                api=spec["api"],
+                base_url=spec.get("base_url"),
+                api_key_env=tuple(spec.get("api_key_env", ())),
+                base_url_env=spec.get("base_url_env"),
+                default_model=spec.get("default_model"),
+            )
+        )
+    for spec in data["models"]:
+        info = registry.providers[spec["provider"]]
+        registry.add_model(model_from_spec(spec, info))
+    return registry
+
+
+def model_from_spec(spec: dict[str, Any], info: ProviderInfo) -> Model:
+    cost = spec.get("cost") or {}
+    return Model(
+        id=str(spec["id"]),
+        name=str(spec.get("name") or spec["id"]),
+        api=str(spec.get("api") or info.api),
+        provider=info.name,
+        base_url=spec.get("base_url") or info.base_url,
+        reasoning=bool(spec.get("reasoning", False)),
+        input=tuple(spec.get("input", ("text",))),
+        context_window=int(spec.get("context_window", DEFAULT_CONTEXT_WINDOW)),
+        max_tokens=int(spec.get("max_tokens", DEFAULT_MAX_TOKENS)),
+        cost=ModelCost(
+            input=float(cost.get("input", 0)),
+            output=float(cost.get("output", 0)),
+            cache_read=float(cost.get("cache_read", 0)),
+            cache_write=float(cost.get("cache_write", 0)),
+        ),
+        headers=tuple((spec.get("headers") or info.headers).items()),
+    )
+
+
+def calculate_cost(model: Model, usage: Usage) -> Cost:
+    """Fill ``usage.cost`` from the model's prices and return it."""
+    prices = model.cost
+    cost = usage.cost
+    cost.input = usage.input * prices.input / 1_000_000
+    cost.output = usage.output * prices.output / 1_000_000
+    cost.cache_read = usage.cache_read * prices.cache_read / 1_000_000
+    cost.cache_write = usage.cache_write * prices.cache_write / 1_000_000
+    cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
+    return cost
+
+
+# --- thinking levels ------------------------------------------------------------------
+
+_ANTHROPIC_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 10_000, "high": 32_000, "xhigh": 60_000}
+_GOOGLE_BUDGETS = {"minimal": 512, "low": 2048, "medium": 8192, "high": 24_576, "xhigh": 32_768}
+_OPENAI_EFFORT = {
+    "minimal": "minimal",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "high",
+}
+
+
+def thinking_budget(model: Model, level: ThinkingLevel | None, max_tokens: int) -> int | None:
+    """Token budget for APIs that take one (Anthropic, Gemini); None means thinking off."""
+    if not level or level == "off" or not model.reasoning:
+        return None
+    table = _GOOGLE_BUDGETS if model.api == "google-generative-ai" else _ANTHROPIC_BUDGETS
+    budget = table[level]
+    if model.api == "anthropic-messages":
+        # Anthropic requires budget < max_tokens and at least 1024.
+        budget = max(1024, min(budget, max_tokens - 1024))
+    return budget
+
+
+def reasoning_effort(model: Model, level: ThinkingLevel | None) -> str | None:
+    """Effort string for OpenAI-style APIs; None means do not ask for reasoning."""
+    if not level or level == "off" or not model.reasoning:
+        return None
+    return _OPENAI_EFFORT[level]
+
+
+def next_thinking_level(level: ThinkingLevel) -> ThinkingLevel:
+    index = THINKING_LEVELS.index(level)
+    return THINKING_LEVELS[(index + 1) % len(THINKING_LEVELS)]
+
+
+def with_base_url(model: Model, base_url: str | None) -> Model:
+    return model if not base_url else replace(model, base_url=base_url)

@@ -1,0 +1,170 @@
+"""Tool arguments that arrive as a stream of JSON fragments (SPEC §3.4).
+
+``parse_streaming_json`` never raises: ``json.loads``, then a fast completion of the cut
+(close the open string and brackets, parsed in C), then partial-json-parser, then ``{}``.
+``StreamingJson`` collects fragments and tracks string/bracket state incrementally, so the
+whole argument is scanned once in total, and parses only when a snapshot is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_SPECIAL = re.compile(r'["\\\[\]{}]')
+_IN_STRING_SPECIAL = re.compile(r'["\\]')
+_CLOSERS = {"{": "}", "[": "]"}
+_TRUNCATED_UNICODE_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}$")
+
+
+def parse_streaming_json(text: str | None) -> dict[str, Any]:
+    """Best-effort object from complete or truncated JSON; ``{}`` for anything unusable."""
+    if not text or not text.strip():
+        return {}
+    try:
+        value = json.loads(text, strict=False)
+    except ValueError:
+        value = _parse_partial(text, _scan(text))
+    return value if isinstance(value, dict) else {}
+
+
+class StreamingJson:
+    """Accumulates argument fragments; ``snapshot()`` parses lazily and caches."""
+
+    __slots__ = ("_cached", "_cached_len", "_chunks", "_length", "_state", "_text")
+
+    def __init__(self) -> None:
+        self._chunks: list[str] = []
+        self._text = ""
+        self._length = 0
+        self._state = _ScanState()
+        self._cached: dict[str, Any] = {}
+        self._cached_len = 0
+
+    def append(self, fragment: str) -> None:
+        if fragment:
+            self._chunks.append(fragment)
+            self._length += len(fragment)
+            self._state.feed(fragment)
+
+    @property
+    def text(self) -> str:
+        if self._chunks:
+            self._text = self._text + "".join(self._chunks)
+            self._chunks.clear()
+        return self._text
+
+    def __len__(self) -> int:
+        return self._length
+
+    def snapshot(self) -> dict[str, Any]:
+        if self._length == self._cached_len:
+            return self._cached
+        text = self.text
+        value: Any
+        if self._state.depth_is_zero_outside_string():
+            try:
+                value = json.loads(text, strict=False)
+            except ValueError:
+                value = _parse_partial(text, self._state)
+        else:
+            value = _parse_partial(text, self._state)
+        self._cached = value if isinstance(value, dict) else {}
+        self._cached_len = self._length
+        return self._cached
+
+    def final(self) -> dict[str, Any]:
+        return parse_streaming_json(self.text)
+
+
+class _ScanState:
+    """Where a JSON prefix stands: inside a string or not, and which brackets are open."""
+
+    __slots__ = ("escape", "in_string", "stack")
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self.escape = False
+        self.stack: list[str] = []
+
+    def depth_is_zero_outside_string(self) -> bool:
+        return not self.in_string and not self.stack
+
+    def feed(self, fragment: str) -> None:
+        pos = 0
+        end = len(fragment)
+        stack = self.stack
+        while pos < end:
+            if self.in_string:
+                if self.escape:
+                    self.escape = False
+                    pos += 1
+                    continue
+                match = _IN_STRING_SPECIAL.search(fragment, pos)
+                if match is None:
+                    return
+                if match.group() == "\\":
+                    self.escape = True
+                else:
+                    self.in_string = False
+                pos = match.end()
+                continue
+            match = _SPECIAL.search(fragment, pos)
+            if match is None:
+                return
+            char = match.group()
+            if char == '"':
+                self.in_string = True
+            elif char in "[{":
+                stack.append(char)
+            elif stack:
+                stack.pop()
+            pos = match.end()
+
+
+def _scan(text: str) -> _ScanState:
+    state = _ScanState()
+    state.feed(text)
+    return state
+
+
+def _parse_partial(text: str, state: _ScanState) -> Any:
+    completed = _complete(text, state)
+    if completed is not None:
+        try:
+            return json.loads(completed, strict=False)
+        except ValueError:
+            pass
+    return _parse_with_library(text)
+
+
+def _complete(text: str, state: _ScanState) -> str | None:
+    """Close an open string and open brackets; None when the cut is not inside a value."""
+    if not state.stack:
+        return None
+    body = text
+    if state.in_string:
+        if state.escape:
+            body = body[:-1]
+        else:
+            cut = _TRUNCATED_UNICODE_ESCAPE.search(body[-6:])
+            if cut is not None:
+                body = body[: len(body) - (len(body[-6:]) - cut.start())]
+        body += '"'
+    else:
+        body = body.rstrip()
+        if body.endswith(","):
+            body = body[:-1]
+    return body + "".join(_CLOSERS[opener] for opener in reversed(state.stack))
+
+
+def _parse_with_library(text: str) -> Any:
+    try:
+        from partial_json_parser import loads
+    except ImportError:  # pragma: no cover - a declared dependency
+        return {}
+    try:
+        return loads(text)
+    except Exception:
+        return {}

@@ -1,0 +1,86 @@
+"""``stream_simple``: one entry point for every wire API, dispatched by ``model.api``.
+
+Provider modules are named here, not imported: the first request for an API imports its
+module (and so its SDK) in a worker thread, keeping start-up and the event loop quick.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from picode.ai.builder import Produce, run_provider
+from picode.ai.models import Model, ThinkingLevel
+
+if TYPE_CHECKING:
+    from picode.ai.abort import AbortSignal
+    from picode.ai.event_stream import AssistantMessageEventStream
+    from picode.ai.types import Context
+
+PROVIDER_MODULES: dict[str, str] = {
+    "anthropic-messages": "picode.ai.providers.anthropic_messages",
+    "openai-responses": "picode.ai.providers.openai_responses",
+    "openai-completions": "picode.ai.providers.openai_completions",
+    "google-generative-ai": "picode.ai.providers.google_generative_ai",
+}
+
+_registered: dict[str, Produce] = {}
+
+DEFAULT_IDLE_TIMEOUT_S = 300.0
+DEFAULT_CONNECT_TIMEOUT_S = 20.0
+
+
+@dataclass(slots=True)
+class StreamOptions:
+    max_tokens: int | None = None
+    thinking: ThinkingLevel | None = None
+    signal: AbortSignal | None = None
+    api_key: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    base_url: str | None = None
+    temperature: float | None = None
+    session_id: str | None = None
+    #: Seconds without a byte from the server before the request fails (retryable).
+    idle_timeout: float | None = None
+
+    def resolved_idle_timeout(self) -> float:
+        if self.idle_timeout is not None:
+            return self.idle_timeout
+        env = os.environ.get("PICODE_IDLE_TIMEOUT")
+        try:
+            return float(env) if env else DEFAULT_IDLE_TIMEOUT_S
+        except ValueError:
+            return DEFAULT_IDLE_TIMEOUT_S
+
+    def resolved_max_tokens(self, model: Model) -> int:
+        return self.max_tokens or model.max_tokens
+
+
+def register_api(api: str, produce: Produce) -> None:
+    """Serve ``api`` with ``produce`` (used by the scripted test provider and extensions)."""
+    _registered[api] = produce
+
+
+def unregister_api(api: str) -> None:
+    _registered.pop(api, None)
+
+
+def known_apis() -> list[str]:
+    return sorted({*PROVIDER_MODULES, *_registered})
+
+
+def stream_simple(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Start streaming one assistant message; must be called with a running event loop."""
+    options = options or StreamOptions()
+    produce: Produce | str | None = _registered.get(model.api) or PROVIDER_MODULES.get(model.api)
+    if produce is None:
+        raise ValueError(f"No provider for API '{model.api}'. Known APIs: {known_apis()}")
+    return run_provider(produce, model, context, options)
+
+
+def provider_module(api: str) -> str | None:
+    """The module that serves ``api``, for warming its import in the background."""
+    return PROVIDER_MODULES.get(api)
