@@ -1,0 +1,171 @@
+"""The tool protocol: what the agent loop needs from a tool, and nothing more.
+
+A tool states its name, a label for people, a description and a JSON Schema for the model,
+and runs with ``execute(call_id, args, signal, on_update)``. Arguments arrive validated by
+the tool's pydantic model (``params_model``) when it has one; otherwise as the raw dict.
+Tools report failure by raising ``ToolError`` (or any exception): the loop turns it into an
+error result the model can read, never an exception out of the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from picode.ai.abort import AbortSignal
+from picode.ai.types import ImageContent, TextContent, Tool, UserContent
+
+
+class ToolError(Exception):
+    """A failure the model should read as the tool's result (``is_error``)."""
+
+    def __init__(self, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+@dataclass(slots=True)
+class ToolResult:
+    content: list[UserContent]
+    details: Any = None
+    is_error: bool = False
+
+    @classmethod
+    def text(cls, text: str, details: Any = None, *, is_error: bool = False) -> ToolResult:
+        return cls([TextContent(text)], details, is_error)
+
+    @property
+    def text_content(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+    @property
+    def images(self) -> list[ImageContent]:
+        return [b for b in self.content if isinstance(b, ImageContent)]
+
+
+#: Called with partial results while a tool runs (bash output, progress).
+OnUpdate = Callable[[ToolResult], None]
+
+
+@runtime_checkable
+class AgentTool(Protocol):
+    name: str
+    label: str
+    description: str
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        """Return what ``execute`` receives; raise ``ToolArgumentsError`` when invalid."""
+        ...
+
+    def execute(
+        self, call_id: str, args: Any, signal: AbortSignal, on_update: OnUpdate
+    ) -> Awaitable[ToolResult]: ...
+
+
+class ToolArgumentsError(ValueError):
+    """Arguments that do not fit the schema; the message names fields and expectations."""
+
+
+class StrictParams(BaseModel):
+    """Base for tool parameter models: unknown fields are an error the model can fix."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+class BaseTool:
+    """Convenience base: subclasses set ``name``, ``label``, ``description``, ``params_model``
+    and implement ``run``. The schema is generated from ``params_model``."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    description: ClassVar[str]
+    params_model: ClassVar[type[BaseModel]]
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return schema_of(self.params_model)
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        return validate_arguments(self.params_model, arguments)
+
+    async def execute(
+        self, call_id: str, args: Any, signal: AbortSignal, on_update: OnUpdate
+    ) -> ToolResult:
+        return await self.run(args, signal, on_update)
+
+    async def run(self, args: Any, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
+        raise NotImplementedError
+
+
+@dataclass(slots=True)
+class FunctionTool:
+    """A tool from a hand-written schema and an async function (extensions use this)."""
+
+    name: str
+    label: str
+    description: str
+    schema: dict[str, Any]
+    function: Callable[[dict[str, Any], AbortSignal, OnUpdate], Awaitable[ToolResult]]
+    required: tuple[str, ...] = field(default=())
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self.schema
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        required = self.required or tuple(self.schema.get("required", ()))
+        missing = [key for key in required if key not in arguments]
+        if missing:
+            raise ToolArgumentsError(
+                "Missing required argument(s): " + ", ".join(f"'{key}'" for key in missing)
+            )
+        return arguments
+
+    async def execute(
+        self, call_id: str, args: Any, signal: AbortSignal, on_update: OnUpdate
+    ) -> ToolResult:
+        return await self.function(args, signal, on_update)
+
+
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+def validate_arguments(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel:
+    """Validate with pydantic's lax mode ("5" → 5 where safe) and explain failures plainly."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(arguments)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"]) or "(arguments)"
+            message = error["msg"]
+            if error["type"] == "missing":
+                message = "is required"
+            elif error["type"] == "extra_forbidden":
+                message = "is not a parameter of this tool"
+            problems.append(f"'{where}' {message}")
+        expected = ", ".join(
+            f"{name}{'' if name in model.model_json_schema().get('required', ()) else '?'}"
+            for name in model.model_fields
+        )
+        raise ToolArgumentsError(
+            f"Invalid arguments: {'; '.join(problems)}. Expected parameters: {expected}."
+        ) from None
+
+
+def tool_spec(tool: AgentTool) -> Tool:
+    """What the provider sends to the model for this tool."""
+    return Tool(tool.name, tool.description, tool.parameters)
