@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
+from picode.agent.tool import ToolResult
 from picode.ai.events import AssistantMessageEvent
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage
-from picode.agent.tool import ToolResult
 
 
 @dataclass(slots=True)

@@ -90,7 +90,10 @@ class AbortSignal:
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():
-                waiter.set_result(None)
+                try:
+                    waiter.set_result(None)
+                except RuntimeError:  # its event loop is closed: nobody is waiting any more
+                    pass
 
     @staticmethod
     def any(signals: Iterable[AbortSignal]) -> AbortSignal:

@@ -13,12 +13,14 @@ import asyncio
 import importlib
 import logging
 import sys
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from picode.ai.errors import format_error_message
 from picode.ai.event_stream import AssistantMessageEventStream
 from picode.ai.events import (
+    AssistantMessageEvent,
     DoneEvent,
     ErrorEvent,
     StartEvent,
@@ -60,7 +62,9 @@ class MessageBuilder:
 
     def __init__(self, model: Model, stream: AssistantMessageEventStream, context: Context):
         self.model = model
-        self.stream = stream
+        # Weak: the running provider must not keep an abandoned stream alive, so dropping
+        # the stream cancels the provider (see AssistantMessageEventStream.__del__).
+        self._stream_ref = weakref.ref(stream)
         self.context = context
         self.message = AssistantMessage(
             content=[], api=model.api, provider=model.provider, model=model.id
@@ -72,12 +76,22 @@ class MessageBuilder:
         self._open: dict[int, str] = {}
         stream.before_toolcall_delivery = self._refresh_arguments
 
+    @property
+    def stream(self) -> AssistantMessageEventStream | None:
+        """The stream events go to; None once its consumer has dropped it."""
+        return self._stream_ref()
+
+    def _emit(self, event: AssistantMessageEvent) -> None:
+        stream = self._stream_ref()
+        if stream is not None:
+            stream.push(event)
+
     # --- lifecycle ---------------------------------------------------------------------
 
     def start(self) -> None:
         if not self.started:
             self.started = True
-            self.stream.push(StartEvent(self.message))
+            self._emit(StartEvent(self.message))
 
     def finish(self, stop_reason: Literal["stop", "length", "toolUse", "error"]) -> None:
         """The provider reached its end marker; ``error`` is for a model-reported failure."""
@@ -95,9 +109,9 @@ class MessageBuilder:
         if stop_reason == "error":
             if not message.error_message:
                 message.error_message = "The model stopped with an error"
-            self.stream.push(ErrorEvent("error", message))
+            self._emit(ErrorEvent("error", message))
         else:
-            self.stream.push(DoneEvent(stop_reason, message))
+            self._emit(DoneEvent(stop_reason, message))
 
     def fail(self, error_message: str, *, aborted: bool = False) -> None:
         """End with an error, keeping whatever partial content arrived."""
@@ -111,7 +125,7 @@ class MessageBuilder:
             self._materialise_arguments(index)
         self._open.clear()
         self._complete_usage()
-        self.stream.push(ErrorEvent("aborted" if aborted else "error", message))
+        self._emit(ErrorEvent("aborted" if aborted else "error", message))
 
     # --- blocks ------------------------------------------------------------------------
 
@@ -119,7 +133,7 @@ class MessageBuilder:
         self.start()
         index = self._append(TextContent("", signature))
         self._open[index] = "text"
-        self.stream.push(TextStartEvent(index, self.message))
+        self._emit(TextStartEvent(index, self.message))
         return index
 
     def text_delta(self, index: int, delta: str) -> None:
@@ -128,7 +142,7 @@ class MessageBuilder:
         block = self.message.content[index]
         assert isinstance(block, TextContent)
         block.text += delta
-        self.stream.push(TextDeltaEvent(index, delta, self.message))
+        self._emit(TextDeltaEvent(index, delta, self.message))
 
     def text_end(self, index: int, signature: str | None = None) -> None:
         if self._open.pop(index, None) is None:
@@ -137,13 +151,13 @@ class MessageBuilder:
         assert isinstance(block, TextContent)
         if signature is not None:
             block.text_signature = signature
-        self.stream.push(TextEndEvent(index, block.text, self.message))
+        self._emit(TextEndEvent(index, block.text, self.message))
 
     def thinking_start(self, signature: str | None = None, *, redacted: bool = False) -> int:
         self.start()
         index = self._append(ThinkingContent("", signature, redacted))
         self._open[index] = "thinking"
-        self.stream.push(ThinkingStartEvent(index, self.message))
+        self._emit(ThinkingStartEvent(index, self.message))
         return index
 
     def thinking_delta(self, index: int, delta: str) -> None:
@@ -152,7 +166,7 @@ class MessageBuilder:
         block = self.message.content[index]
         assert isinstance(block, ThinkingContent)
         block.thinking += delta
-        self.stream.push(ThinkingDeltaEvent(index, delta, self.message))
+        self._emit(ThinkingDeltaEvent(index, delta, self.message))
 
     def thinking_signature(self, index: int, signature: str, *, append: bool = True) -> None:
         block = self.message.content[index]
@@ -167,7 +181,7 @@ class MessageBuilder:
             return
         block = self.message.content[index]
         assert isinstance(block, ThinkingContent)
-        self.stream.push(ThinkingEndEvent(index, block.thinking, self.message))
+        self._emit(ThinkingEndEvent(index, block.thinking, self.message))
 
     def toolcall_start(
         self, call_id: str, name: str, *, thought_signature: str | None = None
@@ -176,7 +190,7 @@ class MessageBuilder:
         index = self._append(ToolCall(call_id, name, {}, thought_signature))
         self._open[index] = "toolCall"
         self._args[index] = StreamingJson()
-        self.stream.push(ToolCallStartEvent(index, self.message))
+        self._emit(ToolCallStartEvent(index, self.message))
         return index
 
     def toolcall_delta(self, index: int, delta: str) -> None:
@@ -186,7 +200,7 @@ class MessageBuilder:
         if buffer is None:
             buffer = self._args[index] = StreamingJson()
         buffer.append(delta)
-        self.stream.push(ToolCallDeltaEvent(index, delta, self.message))
+        self._emit(ToolCallDeltaEvent(index, delta, self.message))
 
     def toolcall_arguments_text(self, index: int) -> str:
         buffer = self._args.get(index)
@@ -203,7 +217,7 @@ class MessageBuilder:
         else:
             self._materialise_arguments(index)
         self._args.pop(index, None)
-        self.stream.push(ToolCallEndEvent(index, block, self.message))
+        self._emit(ToolCallEndEvent(index, block, self.message))
 
     def close_open_blocks(self) -> None:
         for index, kind in list(self._open.items()):
@@ -345,7 +359,11 @@ async def _drive(
         if signal.aborted:
             builder.fail(ABORTED_MESSAGE, aborted=True)
             return
-        unhook = signal.add_callback(lambda _reason: task.cancel())
+
+        def cancel_task(_reason: Any) -> None:
+            task.cancel()
+
+        unhook = signal.add_callback(cancel_task)
     try:
         if isinstance(produce, str):
             produce = (await import_provider(produce)).produce

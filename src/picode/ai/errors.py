@@ -34,10 +34,15 @@ _STATUS_TEXT = {
 _OVERFLOW_PATTERNS = re.compile(
     "|".join(
         [
-            r"prompt is too long",  # Anthropic
+            r"prompt (?:is )?too long",  # Anthropic; Ollama "prompt too long; exceeded ..."
             r"context_length_exceeded",  # OpenAI
             r"exceeds the context window",  # OpenAI Responses
-            r"maximum context length",  # OpenAI chat, vLLM
+            r"max(?:imum)? context length",  # OpenAI chat, vLLM, Ollama, Mistral
+            r"too long to fit into the model",  # vLLM "The prompt (total length N) is ..."
+            r"context length is only \d+",  # vLLM
+            r"(?:input|prompt) exceeds (?:the )?(?:model's )?context length",  # Ollama runner
+            r"greater than the context length",  # LM Studio
+            r"token limit exceeded|exceeded model token limit",
             r"input token count.{0,80}exceeds",  # Gemini
             r"exceeds the maximum number of tokens",  # Gemini
             r"context (?:window|length) (?:is )?exceeded",
@@ -61,7 +66,8 @@ _TRANSIENT_PATTERNS = re.compile(
             r"\b429\b",
             r"\b5\d\d\b",
             r"too many requests",
-            r"server error",
+            r"server[ _]error",
+            r"server had an error",
             r"service unavailable",
             r"bad gateway",
             r"gateway timeout",
@@ -84,7 +90,9 @@ _TRANSIENT_PATTERNS = re.compile(
 _PERMANENT_STATUS = re.compile(r"^(?:400|401|403|404|413|422)\b")
 
 
-def retry_after_seconds(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+def retry_after_seconds(
+    headers: Mapping[str, str] | None, now: float | None = None
+) -> float | None:
     """Seconds the server asked us to wait, from the usual headers, or None."""
     if not headers:
         return None
@@ -160,13 +168,39 @@ def format_error_message(
         parts.append(detail)
     text = ": ".join(parts) if parts else "Unknown error"
     wait = retry_after_seconds(headers)
+    if wait is None and exc is not None:
+        wait = _retry_delay_in_body(exc)
     if wait is not None:
         text += f" {format_retry_after(wait)}"
     return text
 
 
+_RETRY_DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+
+
+def _retry_delay_in_body(exc: BaseException) -> float | None:
+    """Google puts the wait in the body: ``details: [{..."retryDelay": "17s"}]``."""
+    for body in (getattr(exc, "details", None), getattr(exc, "body", None)):
+        error = body.get("error", body) if isinstance(body, Mapping) else None
+        details = error.get("details") if isinstance(error, Mapping) else None
+        if not isinstance(details, list):
+            continue
+        for item in details:
+            delay = item.get("retryDelay") if isinstance(item, Mapping) else None
+            match = _RETRY_DELAY.match(delay) if isinstance(delay, str) else None
+            if match:
+                return float(match.group(1))
+    return None
+
+
 def format_retry_after(seconds: float) -> str:
-    shown = f"{seconds:.0f}" if seconds >= 10 or seconds == int(seconds) else f"{seconds:.1f}"
+    if seconds >= 10 or seconds == int(seconds):
+        shown = f"{seconds:.0f}"
+    elif seconds < 1:
+        # Sub-second waits (retry-after-ms) would read as "0.0" with one decimal.
+        shown = f"{seconds:.3f}".rstrip("0").rstrip(".")
+    else:
+        shown = f"{seconds:.1f}"
     return f"(retry after {shown} s)"
 
 
@@ -184,7 +218,10 @@ def _describe_exception(exc: BaseException) -> str:
     if "timeout" in lowered:
         return f"Request timed out{': ' + text if text and 'timed out' not in text else ''}"
     if "connection" in lowered or isinstance(exc, ConnectionError):
-        return f"Connection error: {text}" if text else "Connection error"
+        if not text:
+            return "Connection error"
+        # Some SDKs' text already says "Connection error."; don't say it twice.
+        return text if text.lower().startswith("connection error") else f"Connection error: {text}"
     return f"{name}: {text}" if text else name
 
 

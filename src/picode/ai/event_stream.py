@@ -6,13 +6,16 @@ previous delivery are merged, but only with the delta right before them when it 
 type and content index. Any other event flushes the buffered deltas first.
 
 No task is created here: the iterator waits on a future that ``push`` or a timer resolves, so
-abandoning the iterator leaves nothing behind. ``result()`` is resolved by the terminal event
-itself, so a consumer that never iterates can still await it.
+abandoning the iterator leaves nothing behind. The attached producer is cancelled by
+``aclose()``, or when the last reference to the stream goes (the producer only holds it
+weakly). ``result()`` is resolved by the terminal event itself, so a consumer that never
+iterates can still await it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -29,13 +32,14 @@ from picode.ai.events import (
 from picode.ai.types import AssistantMessage
 
 DEFAULT_THROTTLE_S = 0.05
+_NO_RESULT = "the stream ended without a final message"
 _DELTAS = (TextDeltaEvent, ThinkingDeltaEvent, ToolCallDeltaEvent)
 
 
 class _PendingDelta:
     """Deltas merged so far: joined once at delivery so merging stays linear."""
 
-    __slots__ = ("cls", "content_index", "parts", "partial")
+    __slots__ = ("cls", "content_index", "partial", "parts")
 
     def __init__(self, event: TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent) -> None:
         self.cls = type(event)
@@ -51,12 +55,16 @@ class _PendingDelta:
 class AssistantMessageEventStream:
     """Async-iterable stream of assistant events with ``await result()``."""
 
-    def __init__(self, throttle: float = DEFAULT_THROTTLE_S) -> None:
+    def __init__(
+        self, throttle: float = DEFAULT_THROTTLE_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._throttle = throttle
+        self._clock = clock
         self._incoming: deque[AssistantMessageEvent] = deque()
         self._ready: deque[AssistantMessageEvent] = deque()
         self._pending: list[_PendingDelta] = []
-        self._last_delivery = 0.0
+        # Minus infinity: the first delta goes out at once, whatever the clock reads.
+        self._last_delivery = -math.inf
         self._waiter: asyncio.Future[None] | None = None
         # While the consumer sits out a throttle interval, further deltas need not wake it.
         self._wake_on_delta = True
@@ -87,14 +95,20 @@ class AssistantMessageEventStream:
             self._wake()
 
     def end(self, message: AssistantMessage | None = None) -> None:
-        """Stop accepting events; with a message, also resolve ``result()`` with it."""
+        """Stop accepting events; with a message, also resolve ``result()`` with it.
+
+        Without one, ``result()`` raises ``RuntimeError`` instead of waiting forever.
+        """
         if self._ended:
             return
         self._ended = True
+        result = self._result
         if message is not None:
             self._final = message
-            if self._result is not None and not self._result.done():
-                self._result.set_result(message)
+            if result is not None and not result.done():
+                result.set_result(message)
+        elif result is not None and not result.done():
+            result.set_exception(RuntimeError(_NO_RESULT))
         self._wake()
 
     def attach_producer(self, task: asyncio.Task[Any]) -> None:
@@ -110,6 +124,8 @@ class AssistantMessageEventStream:
     async def result(self) -> AssistantMessage:
         if self._final is not None:
             return self._final
+        if self._ended:
+            raise RuntimeError(_NO_RESULT)
         if self._result is None:
             self._result = asyncio.get_running_loop().create_future()
         return await asyncio.shield(self._result)
@@ -130,8 +146,8 @@ class AssistantMessageEventStream:
             if self._ready:
                 continue
             if self._pending:
-                wait = self._last_delivery + self._throttle - time.monotonic()
-                if wait <= 0:
+                wait = self._last_delivery + self._throttle - self._clock()
+                if wait <= 0 or self._ended:
                     self._flush()
                     continue
                 self._wake_on_delta = False
@@ -154,9 +170,19 @@ class AssistantMessageEventStream:
         producer = self._producer
         if producer is not None and not producer.done():
             producer.cancel()
+            # asyncio.wait neither raises the producer's failure nor swallows our own
+            # cancellation, which awaiting the task inside try/except would.
+            await asyncio.wait([producer])
+            if not producer.cancelled():
+                producer.exception()  # retrieved: its failure is not ours to report
+
+    def __del__(self) -> None:
+        # Abandoned without aclose(): stop the producer, nobody will read what it makes.
+        producer = self._producer
+        if producer is not None and not producer.done():
             try:
-                await producer
-            except BaseException:  # noqa: BLE001 - the producer's own failure is not ours
+                producer.cancel()
+            except RuntimeError:  # its event loop is already closed
                 pass
 
     # --- internals ---------------------------------------------------------------------
@@ -189,7 +215,7 @@ class AssistantMessageEventStream:
                 hook(item.content_index)
             self._ready.append(item.build())
         self._pending.clear()
-        self._last_delivery = time.monotonic()
+        self._last_delivery = self._clock()
 
     def _wake(self) -> None:
         waiter = self._waiter

@@ -229,7 +229,13 @@ def calculate_cost(model: Model, usage: Usage) -> Cost:
 
 # --- thinking levels ------------------------------------------------------------------
 
-_ANTHROPIC_BUDGETS = {"minimal": 1024, "low": 4096, "medium": 10_000, "high": 32_000, "xhigh": 60_000}
+_ANTHROPIC_BUDGETS = {
+    "minimal": 1024,
+    "low": 4096,
+    "medium": 10_000,
+    "high": 32_000,
+    "xhigh": 60_000,
+}
 _GOOGLE_BUDGETS = {"minimal": 512, "low": 2048, "medium": 8192, "high": 24_576, "xhigh": 32_768}
 _OPENAI_EFFORT = {
     "minimal": "minimal",

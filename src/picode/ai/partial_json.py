@@ -16,6 +16,9 @@ _SPECIAL = re.compile(r'["\\\[\]{}]')
 _IN_STRING_SPECIAL = re.compile(r'["\\]')
 _CLOSERS = {"{": "}", "[": "]"}
 _TRUNCATED_UNICODE_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,3}$")
+# A high surrogate whose low half has not arrived: alone it is not text (it cannot be
+# encoded as UTF-8), so the snapshot leaves it out until the pair is complete.
+_DANGLING_HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}$")
 
 
 def parse_streaming_json(text: str | None) -> dict[str, Any]:
@@ -148,15 +151,28 @@ def _complete(text: str, state: _ScanState) -> str | None:
         if state.escape:
             body = body[:-1]
         else:
-            cut = _TRUNCATED_UNICODE_ESCAPE.search(body[-6:])
-            if cut is not None:
-                body = body[: len(body) - (len(body[-6:]) - cut.start())]
+            body = _drop_escape_at_end(body, _TRUNCATED_UNICODE_ESCAPE)
+        body = _drop_escape_at_end(body, _DANGLING_HIGH_SURROGATE)
         body += '"'
     else:
         body = body.rstrip()
         if body.endswith(","):
             body = body[:-1]
     return body + "".join(_CLOSERS[opener] for opener in reversed(state.stack))
+
+
+def _drop_escape_at_end(body: str, pattern: re.Pattern[str]) -> str:
+    """Cut a ``\\u`` escape matched at the very end, unless its backslash is itself escaped."""
+    tail = body[-6:]
+    match = pattern.search(tail)
+    if match is None:
+        return body
+    start = len(body) - len(tail) + match.start()
+    backslashes = 0
+    while start - backslashes - 1 >= 0 and body[start - backslashes - 1] == "\\":
+        backslashes += 1
+    # After an odd run of backslashes the matched one is escaped: "u..." is plain text.
+    return body if backslashes % 2 else body[:start]
 
 
 def _parse_with_library(text: str) -> Any:

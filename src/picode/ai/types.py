@@ -180,7 +180,16 @@ def content_to_dict(block: ContentBlock) -> dict[str, Any]:
 
 
 def content_from_dict(data: dict[str, Any]) -> ContentBlock:
+    if not isinstance(data, dict):
+        raise ValueError(f"content block must be an object, got {type(data).__name__}")
     kind = data.get("type")
+    try:
+        return _content_from_dict(kind, data)
+    except KeyError as exc:
+        raise ValueError(f"{kind!r} content block is missing {exc.args[0]!r}") from None
+
+
+def _content_from_dict(kind: Any, data: dict[str, Any]) -> ContentBlock:
     if kind == "text":
         return TextContent(str(data.get("text", "")), data.get("text_signature"))
     if kind == "thinking":
@@ -281,8 +290,18 @@ def message_to_dict(message: Message) -> dict[str, Any]:
 
 
 def message_from_dict(data: dict[str, Any]) -> Message:
+    if not isinstance(data, dict):
+        raise ValueError(f"message must be an object, got {type(data).__name__}")
     role = data.get("role")
-    timestamp = int(data.get("timestamp") or now_ms())
+    try:
+        return _message_from_dict(role, data)
+    except KeyError as exc:
+        raise ValueError(f"{role!r} message is missing {exc.args[0]!r}") from None
+
+
+def _message_from_dict(role: Any, data: dict[str, Any]) -> Message:
+    raw_timestamp = data.get("timestamp")
+    timestamp = now_ms() if raw_timestamp is None else int(raw_timestamp)
     if role == "user":
         raw = data.get("content", "")
         content: str | list[UserContent] = (

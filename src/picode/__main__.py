@@ -1,0 +1,7 @@
+"""``python -m picode``."""
+
+import sys
+
+from picode.cli import main
+
+sys.exit(main())

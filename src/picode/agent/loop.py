@@ -1,0 +1,321 @@
+"""The agent loop (SPEC §4): prompt → assistant response → tool calls → ... until done.
+
+``agent_loop`` works on a context list it owns and reports everything through ``emit``,
+which is awaited for each event (so a listener sees events in order, one at a time). It
+never raises for provider, tool or hook failures: they become messages the model or the
+user can read, and the transcript it leaves is always valid to send again (every tool
+call has a result).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from picode.agent.abort import AbortSignal
+from picode.agent.events import (
+    AgentEnd,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    TurnEnd,
+    TurnStart,
+)
+from picode.agent.tool import AgentTool, tool_spec
+from picode.agent.tool_exec import (
+    NOT_RUN_AFTER_ABORT,
+    NOT_RUN_AFTER_ERROR,
+    TRUNCATED_TOOL_CALL,
+    Emit,
+    ToolHooks,
+    execute_tool_calls,
+)
+from picode.ai.builder import ABORTED_MESSAGE, UNTERMINATED_MESSAGE, estimate_usage
+from picode.ai.errors import format_error_message
+from picode.ai.event_stream import AssistantMessageEventStream
+from picode.ai.events import DoneEvent, ErrorEvent, StartEvent
+from picode.ai.models import Model, ThinkingLevel, calculate_cost
+from picode.ai.stream import StreamOptions
+from picode.ai.types import (
+    AssistantMessage,
+    Context,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+log = logging.getLogger(__name__)
+
+StreamFn = Callable[[Model, Context, StreamOptions], AssistantMessageEventStream]
+TransformContext = Callable[[list[Message]], Awaitable[list[Message]] | list[Message]]
+
+
+class LoopSettings(Protocol):
+    """What the loop reads before each model call (so changes apply from the next call)."""
+
+    model: Model
+    thinking: ThinkingLevel
+    tools: list[AgentTool]
+    system_prompt: str
+
+
+@dataclass(slots=True)
+class AgentLoopConfig:
+    stream_fn: StreamFn
+    #: Drain queued steering messages (per the queue mode); polled after each turn.
+    take_steering: Callable[[], list[UserMessage]]
+    #: Whether steering is queued, without taking it; polled after each tool completes.
+    steering_queued: Callable[[], bool]
+    #: Drain queued follow-ups (per the queue mode); polled when the agent would stop.
+    take_follow_ups: Callable[[], list[UserMessage]]
+    stream_options: Callable[[Model], StreamOptions] | None = None
+    transform_context: TransformContext | None = None
+    hooks: ToolHooks = field(default_factory=ToolHooks)
+
+
+async def agent_loop(
+    prompts: Sequence[Message],
+    messages: list[Message],
+    settings: LoopSettings,
+    config: AgentLoopConfig,
+    signal: AbortSignal,
+    emit: Emit,
+) -> list[Message]:
+    """Run until the agent stops; ``messages`` (the context) grows in place.
+
+    With no ``prompts`` this continues from ``messages`` as they are. Returns the messages
+    added by this run (also carried by ``AgentEnd``).
+    """
+    added: list[Message] = []
+
+    async def deliver(batch: Sequence[Message]) -> None:
+        for message in batch:
+            messages.append(message)
+            added.append(message)
+            await emit(MessageStart(message))
+            await emit(MessageEnd(message))
+
+    await emit(AgentStart())
+    await emit(TurnStart())
+    await deliver(prompts)
+    pending: list[Message] = list(config.take_steering())
+    first_turn = True
+    while True:
+        more_tool_calls = True
+        while more_tool_calls or pending:
+            if first_turn:
+                first_turn = False
+            else:
+                await emit(TurnStart())
+            await deliver(pending)
+            pending = []
+
+            assistant = await stream_assistant_response(messages, settings, config, signal, emit)
+            added.append(assistant)
+            calls = assistant.tool_calls
+            results: list[ToolResultMessage] = []
+            if assistant.stop_reason in ("error", "aborted"):
+                if calls:
+                    text = (
+                        NOT_RUN_AFTER_ABORT
+                        if assistant.stop_reason == "aborted"
+                        else NOT_RUN_AFTER_ERROR
+                    )
+                    results = await _run_tools(
+                        calls,
+                        settings,
+                        config,
+                        signal,
+                        emit,
+                        dict.fromkeys(range(len(calls)), text),
+                    )
+                    messages.extend(results)
+                    added.extend(results)
+                await emit(TurnEnd(assistant, results))
+                await emit(AgentEnd(added))
+                return added
+
+            more_tool_calls = bool(calls)
+            if calls:
+                not_run: dict[int, str] = {}
+                if assistant.stop_reason == "length" and isinstance(
+                    assistant.content[-1], ToolCall
+                ):
+                    # Cut off while writing the last call: its arguments may be incomplete.
+                    not_run[len(calls) - 1] = TRUNCATED_TOOL_CALL
+                results = await _run_tools(calls, settings, config, signal, emit, not_run)
+                messages.extend(results)
+                added.extend(results)
+            await emit(TurnEnd(assistant, results))
+            if signal.aborted:
+                await emit(AgentEnd(added))
+                return added
+            pending = list(config.take_steering())
+
+        pending = list(config.take_follow_ups())
+        if not pending:
+            break
+    await emit(AgentEnd(added))
+    return added
+
+
+async def _run_tools(
+    calls: list[ToolCall],
+    settings: LoopSettings,
+    config: AgentLoopConfig,
+    signal: AbortSignal,
+    emit: Emit,
+    not_run: dict[int, str],
+) -> list[ToolResultMessage]:
+    return await execute_tool_calls(
+        calls,
+        tools=list(settings.tools),
+        hooks=config.hooks,
+        run_signal=signal,
+        steering_queued=config.steering_queued,
+        emit=emit,
+        not_run=not_run,
+    )
+
+
+async def stream_assistant_response(
+    messages: list[Message],
+    settings: LoopSettings,
+    config: AgentLoopConfig,
+    signal: AbortSignal,
+    emit: Emit,
+) -> AssistantMessage:
+    """Stream one assistant message into ``messages``, bridging provider events to agent
+    events. The returned message is also the last item of ``messages``."""
+    model = settings.model
+    context = Context(settings.system_prompt or None, messages, None)
+    try:
+        context = await _build_context(messages, settings, config)
+        options = config.stream_options(model) if config.stream_options else StreamOptions()
+        options.signal = signal
+        options.thinking = settings.thinking
+        if signal.aborted:
+            return await _finish_without_stream(messages, _aborted(None, model, context), emit)
+        stream = config.stream_fn(model, context, options)
+    except Exception as exc:
+        log.debug("could not start the model request", exc_info=True)
+        failed = _failed(None, model, context, format_error_message(exc))
+        return await _finish_without_stream(messages, failed, emit)
+
+    # A stream that ignores the signal must not hold the loop: ending it wakes the consumer.
+    unhook = signal.add_callback(lambda _reason: stream.end())
+    partial: AssistantMessage | None = None
+    final: AssistantMessage | None = None
+    try:
+        async for event in stream:
+            if signal.aborted:
+                break
+            if isinstance(event, DoneEvent | ErrorEvent):
+                final = await stream.result()
+                break
+            if isinstance(event, StartEvent):
+                if partial is None:
+                    partial = event.partial
+                    messages.append(partial)
+                    await emit(MessageStart(partial))
+                continue
+            if partial is None:
+                # A block before "start": treat it as the start.
+                partial = event.partial
+                messages.append(partial)
+                await emit(MessageStart(partial))
+            else:
+                partial = event.partial
+                messages[-1] = partial
+            await emit(MessageUpdate(partial, event))
+    except Exception as exc:
+        if not signal.aborted:
+            log.debug("model stream failed", exc_info=True)
+            final = _failed(partial, model, context, format_error_message(exc))
+            await stream.aclose()
+    finally:
+        unhook()
+        if final is None:
+            await stream.aclose()
+
+    if final is None:
+        if signal.aborted:
+            final = _aborted(partial, model, context)
+        else:
+            final = _failed(partial, model, context, UNTERMINATED_MESSAGE)
+    if partial is None:
+        return await _finish_without_stream(messages, final, emit)
+    messages[-1] = final
+    await emit(MessageEnd(final))
+    return final
+
+
+async def _build_context(
+    messages: list[Message], settings: LoopSettings, config: AgentLoopConfig
+) -> Context:
+    llm_messages: list[Message] = list(messages)
+    if config.transform_context is not None:
+        transformed = config.transform_context(llm_messages)
+        if inspect.isawaitable(transformed):
+            transformed = await transformed
+        llm_messages = list(transformed)
+    tools = [tool_spec(tool) for tool in settings.tools]
+    return Context(settings.system_prompt or None, llm_messages, tools or None)
+
+
+async def _finish_without_stream(
+    messages: list[Message], final: AssistantMessage, emit: Emit
+) -> AssistantMessage:
+    """A message that never streamed still gets start and end, so the UI can show it."""
+    messages.append(final)
+    await emit(MessageStart(final))
+    await emit(MessageEnd(final))
+    return final
+
+
+def _aborted(partial: AssistantMessage | None, model: Model, context: Context) -> AssistantMessage:
+    return _terminal_copy(partial, model, context, "aborted", ABORTED_MESSAGE)
+
+
+def _failed(
+    partial: AssistantMessage | None, model: Model, context: Context, error: str
+) -> AssistantMessage:
+    return _terminal_copy(partial, model, context, "error", error)
+
+
+def _terminal_copy(
+    partial: AssistantMessage | None,
+    model: Model,
+    context: Context,
+    stop_reason: str,
+    error: str,
+) -> AssistantMessage:
+    """A final message built from the latest partial, detached from the provider (which may
+    still touch its own object while it unwinds)."""
+    if partial is None:
+        message = AssistantMessage(
+            content=[], api=model.api, provider=model.provider, model=model.id
+        )
+    else:
+        message = AssistantMessage(
+            content=[copy.copy(block) for block in partial.content],
+            api=partial.api,
+            provider=partial.provider,
+            model=partial.model,
+            usage=copy.deepcopy(partial.usage),
+            timestamp=partial.timestamp,
+            response_id=partial.response_id,
+        )
+    message.stop_reason = "aborted" if stop_reason == "aborted" else "error"
+    message.error_message = error
+    if message.usage.total_tokens == 0:
+        estimate = estimate_usage(context, message)
+        message.usage = estimate
+        calculate_cost(model, estimate)
+    return message

@@ -1,0 +1,60 @@
+"""SDK clients reused per event loop.
+
+Building an SDK client costs tens of milliseconds (it loads the CA bundle into a fresh SSL
+context) on the event-loop thread, and a fresh client also throws away pooled connections,
+so every turn would pay a new TLS handshake. Clients are therefore kept per running loop and
+per settings; their connection pools are bound to that loop, so they are never shared across
+loops. Aborting a request cancels its task, which closes that request's connection only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: Enough for a handful of providers and keys; the oldest client is dropped beyond it.
+MAX_CLIENTS_PER_LOOP = 8
+
+_Entry = tuple[Any, Callable[[Any], Awaitable[None]]]
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Hashable, _Entry]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def cached_client(
+    key: Hashable, create: Callable[[], T], close: Callable[[T], Awaitable[None]]
+) -> T:
+    """The client for ``key`` on the running loop, created on first use."""
+    loop = asyncio.get_running_loop()
+    per_loop = _clients.get(loop)
+    if per_loop is None:
+        per_loop = _clients[loop] = {}
+    entry = per_loop.get(key)
+    if entry is not None:
+        client: T = entry[0]
+        return client
+    if len(per_loop) >= MAX_CLIENTS_PER_LOOP:
+        # Dropped, not closed: a request may still be streaming on it, and closing the
+        # client would close that connection too. Its pool goes with the last reference.
+        del per_loop[next(iter(per_loop))]
+    client = create()
+    per_loop[key] = (client, close)
+    return client
+
+
+async def close_clients() -> None:
+    """Close every client made on the running loop (tests and shutdown)."""
+    per_loop = _clients.pop(asyncio.get_running_loop(), None)
+    for client, close in (per_loop or {}).values():
+        await _close_quietly(client, close)
+
+
+async def _close_quietly(client: Any, close: Callable[[Any], Awaitable[None]]) -> None:
+    try:
+        await close(client)
+    except Exception:  # noqa: BLE001 - closing an idle pool must never fail a request
+        pass

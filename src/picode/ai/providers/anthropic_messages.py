@@ -1,0 +1,376 @@
+"""The ``anthropic-messages`` provider: Anthropic's Messages API through the official SDK.
+
+The raw event stream (``messages.create(stream=True)``) is mapped block by block onto the
+builder; the SDK's accumulating helper stream is not used, it would rebuild a snapshot on
+every delta. Events are dispatched on their ``type`` string, not their class: the SDK turns
+an event type it does not know into an arbitrary event class, and such events are ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from anthropic import AsyncAnthropic, Timeout
+
+from picode.ai.builder import MessageBuilder
+from picode.ai.models import Model, thinking_budget
+from picode.ai.providers._client import (
+    base_url_for,
+    request_headers,
+    resolve_api_key,
+)
+from picode.ai.providers._client_cache import cached_client
+from picode.ai.providers._convert import (
+    prepare_history,
+    same_model,
+    sanitize_tool_call_id,
+    thinking_as_text,
+    user_blocks,
+    without_images,
+)
+from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
+from picode.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserContent,
+)
+
+API = "anthropic-messages"
+EPHEMERAL = {"type": "ephemeral"}
+
+#: Models that reject a manual thinking budget and think adaptively instead.
+ADAPTIVE_THINKING_PREFIXES = ("claude-opus-4-6", "claude-mythos")
+
+CONTEXT_OVERFLOW_MESSAGE = (
+    "model_context_window_exceeded: the conversation no longer fits in the model's context window"
+)
+
+
+async def produce(
+    model: Model, context: Context, options: StreamOptions, out: MessageBuilder
+) -> None:
+    client = _client(model, options)
+    params = build_params(model, context, options)
+    stream = await client.messages.create(**params, stream=True)
+    state = _StreamState(out)
+    async with stream:
+        async for event in stream:
+            state.handle(event)
+
+
+def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
+    api_key = resolve_api_key(model, options, env_names=("ANTHROPIC_API_KEY",))
+    base_url = base_url_for(model, options)
+    headers = request_headers(model, options)
+    idle = options.resolved_idle_timeout()
+    key = (API, api_key, base_url, tuple(sorted(headers.items())), idle)
+
+    def make() -> AsyncAnthropic:
+        return AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=Timeout(idle, connect=DEFAULT_CONNECT_TIMEOUT_S),
+            default_headers=headers,
+        )
+
+    return cached_client(key, make, AsyncAnthropic.close)
+
+
+# --- request ---------------------------------------------------------------------------
+
+
+def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """Keyword arguments for ``messages.create`` (without ``stream``)."""
+    max_tokens = options.resolved_max_tokens(model)
+    params: dict[str, Any] = {
+        "model": model.id,
+        "max_tokens": max_tokens,
+        "messages": convert_messages(context, model),
+    }
+    if context.system_prompt:
+        params["system"] = [
+            {"type": "text", "text": context.system_prompt, "cache_control": EPHEMERAL}
+        ]
+    if context.tools:
+        params["tools"] = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": _object_schema(tool.parameters),
+            }
+            for tool in context.tools
+        ]
+    thinking = _thinking_config(model, options, max_tokens)
+    if thinking is not None:
+        params["thinking"] = thinking
+        if "budget_tokens" in thinking and thinking["budget_tokens"] >= max_tokens:
+            params["max_tokens"] = thinking["budget_tokens"] + 1024
+    elif options.temperature is not None:
+        # This SDK version has no temperature argument; the API still takes it.
+        params["extra_body"] = {"temperature": options.temperature}
+    return params
+
+
+def _thinking_config(
+    model: Model, options: StreamOptions, max_tokens: int
+) -> dict[str, Any] | None:
+    budget = thinking_budget(model, options.thinking, max_tokens)
+    if budget is None:
+        return None
+    if model.id.startswith(ADAPTIVE_THINKING_PREFIXES):
+        return {"type": "adaptive"}
+    return {"type": "enabled", "budget_tokens": budget}
+
+
+def _object_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+    if parameters.get("type") == "object":
+        return parameters
+    return {"properties": {}, **parameters, "type": "object"}
+
+
+def convert_messages(context: Context, model: Model) -> list[dict[str, Any]]:
+    """picode history as Anthropic ``messages`` (consecutive same-role turns merged)."""
+    history = prepare_history(context.messages, normalize_id=sanitize_tool_call_id)
+    out: list[dict[str, Any]] = []
+    for message in history:
+        if isinstance(message, AssistantMessage):
+            role = "assistant"
+            blocks = _assistant_blocks(message, model)
+        elif isinstance(message, ToolResultMessage):
+            role = "user"
+            blocks = [_tool_result_block(message, model)]
+        else:
+            role = "user"
+            blocks = _user_content(user_blocks(message.content), model)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    _mark_cache_breakpoint(out)
+    return out
+
+
+def _mark_cache_breakpoint(messages: list[dict[str, Any]]) -> None:
+    """Cache everything up to the newest user turn, so the next request reads it back."""
+    for message in reversed(messages):
+        if message["role"] == "user" and message["content"]:
+            message["content"][-1]["cache_control"] = EPHEMERAL
+            return
+
+
+def _user_content(blocks: list[UserContent], model: Model) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for block in without_images(blocks, model):
+        if isinstance(block, TextContent):
+            if block.text.strip():
+                out.append({"type": "text", "text": block.text})
+        else:
+            out.append(_image_block(block))
+    return out
+
+
+def _image_block(image: ImageContent) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": image.mime_type, "data": image.data_base64},
+    }
+
+
+def _tool_result_block(message: ToolResultMessage, model: Model) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": message.tool_call_id,
+        "is_error": message.is_error,
+    }
+    content = _user_content(message.content, model)
+    if content:
+        block["content"] = content
+    return block
+
+
+def _assistant_blocks(message: AssistantMessage, model: Model) -> list[dict[str, Any]]:
+    replay_signed = same_model(message, model)
+    out: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            if block.text.strip():
+                out.append({"type": "text", "text": block.text})
+        elif isinstance(block, ThinkingContent):
+            if replay_signed and block.thinking_signature:
+                if block.redacted:
+                    out.append({"type": "redacted_thinking", "data": block.thinking_signature})
+                else:
+                    out.append(
+                        {
+                            "type": "thinking",
+                            "thinking": block.thinking,
+                            "signature": block.thinking_signature,
+                        }
+                    )
+                continue
+            text = thinking_as_text(block)
+            if text is not None:
+                out.append({"type": "text", "text": text.text})
+        elif isinstance(block, ToolCall):
+            out.append(
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.arguments}
+            )
+    return out
+
+
+# --- response --------------------------------------------------------------------------
+
+FinishReason = Literal["stop", "length", "toolUse", "error"]
+
+_STOP_REASONS: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "tool_use": "toolUse",
+    "refusal": "error",
+    "model_context_window_exceeded": "error",
+}
+
+
+class _StreamState:
+    """Maps one response's raw events onto the builder."""
+
+    __slots__ = ("blocks", "initial_inputs", "out", "stop_details", "stop_reason")
+
+    def __init__(self, out: MessageBuilder) -> None:
+        self.out = out
+        #: Anthropic block index -> (kind, picode content index); unknown kinds are absent.
+        self.blocks: dict[int, tuple[str, int]] = {}
+        #: Whole tool inputs sent in content_block_start by servers that stream no deltas.
+        self.initial_inputs: dict[int, dict[str, Any]] = {}
+        self.stop_reason: str | None = None
+        self.stop_details: Any = None
+
+    def handle(self, event: Any) -> None:
+        kind = event.type
+        if kind == "content_block_delta":
+            self._delta(event)
+        elif kind == "content_block_start":
+            self._block_start(event)
+        elif kind == "content_block_stop":
+            self._block_stop(event.index)
+        elif kind == "message_start":
+            self._message_start(event)
+        elif kind == "message_delta":
+            self._message_delta(event)
+        elif kind == "message_stop":
+            self._finish()
+        # Anything else (new event types) carries nothing we map.
+
+    def _delta(self, event: Any) -> None:
+        entry = self.blocks.get(event.index)
+        if entry is None:
+            return
+        block_kind, index = entry
+        delta = event.delta
+        delta_type = delta.type
+        out = self.out
+        if delta_type == "text_delta" and block_kind == "text":
+            out.text_delta(index, delta.text)
+        elif delta_type == "thinking_delta" and block_kind == "thinking":
+            out.thinking_delta(index, delta.thinking)
+        elif delta_type == "input_json_delta" and block_kind == "toolCall":
+            out.toolcall_delta(index, delta.partial_json)
+        elif delta_type == "signature_delta" and block_kind == "thinking":
+            out.thinking_signature(index, delta.signature)
+
+    def _block_start(self, event: Any) -> None:
+        block = event.content_block
+        block_type = block.type
+        out = self.out
+        if block_type == "text":
+            index = out.text_start()
+            self.blocks[event.index] = ("text", index)
+            if block.text:
+                out.text_delta(index, block.text)
+        elif block_type == "thinking":
+            index = out.thinking_start(block.signature or None)
+            self.blocks[event.index] = ("thinking", index)
+            if block.thinking:
+                out.thinking_delta(index, block.thinking)
+        elif block_type == "redacted_thinking":
+            # The encrypted reasoning goes back verbatim on the next turn.
+            index = out.thinking_start(block.data, redacted=True)
+            self.blocks[event.index] = ("redacted", index)
+        elif block_type == "tool_use":
+            index = out.toolcall_start(block.id, block.name)
+            self.blocks[event.index] = ("toolCall", index)
+            if isinstance(block.input, dict) and block.input:
+                self.initial_inputs[index] = block.input
+
+    def _block_stop(self, native_index: int) -> None:
+        entry = self.blocks.pop(native_index, None)
+        if entry is None:
+            return
+        block_kind, index = entry
+        if block_kind == "text":
+            self.out.text_end(index)
+        elif block_kind in ("thinking", "redacted"):
+            self.out.thinking_end(index)
+        else:
+            initial = self.initial_inputs.pop(index, None)
+            if initial is not None and not self.out.toolcall_arguments_text(index):
+                self.out.toolcall_end(index, initial)
+            else:
+                self.out.toolcall_end(index)
+
+    def _message_start(self, event: Any) -> None:
+        message = event.message
+        self.out.message.response_id = getattr(message, "id", None)
+        usage = getattr(message, "usage", None)
+        if usage is not None:
+            # Anthropic's input_tokens already excludes cache reads and writes.
+            self.out.set_usage(
+                input=usage.input_tokens,
+                output=usage.output_tokens,
+                cache_read=usage.cache_read_input_tokens,
+                cache_write=usage.cache_creation_input_tokens,
+            )
+
+    def _message_delta(self, event: Any) -> None:
+        delta = event.delta
+        if delta.stop_reason is not None:
+            self.stop_reason = delta.stop_reason
+            self.stop_details = getattr(delta, "stop_details", None)
+        usage = event.usage
+        if usage is not None:
+            self.out.set_usage(
+                input=usage.input_tokens,
+                output=usage.output_tokens,
+                cache_read=usage.cache_read_input_tokens,
+                cache_write=usage.cache_creation_input_tokens,
+            )
+
+    def _finish(self) -> None:
+        native = self.stop_reason or "end_turn"
+        reason = _STOP_REASONS.get(native, "stop")
+        if reason == "error":
+            self.out.message.error_message = _stop_error_message(native, self.stop_details)
+        self.out.finish(reason)
+
+
+def _stop_error_message(native: str, details: Any) -> str:
+    if native == "model_context_window_exceeded":
+        return CONTEXT_OVERFLOW_MESSAGE
+    text = "The model refused to respond (stop reason: refusal)"
+    category = getattr(details, "category", None)
+    explanation = getattr(details, "explanation", None)
+    if category:
+        text += f"; category: {category}"
+    if explanation:
+        text += f": {explanation}"
+    return text

@@ -1,0 +1,90 @@
+"""Command line entry point. Parses arguments with nothing heavy imported: ``--version`` and
+``--help`` never load an SDK or Textual; each mode imports what it needs when chosen."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from picode import __version__
+
+THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+EPILOG = """\
+examples:
+  picode                                 start the interactive TUI here
+  picode -c                              continue the latest session in this folder
+  picode -r                              pick a session to resume
+  picode -p "explain src/app.py"         print mode: answer once and exit
+  git diff | picode -p "review this"     piped stdin is added to the prompt
+  picode -p "summarise @README.md"       @file attaches a file as text
+  picode --model openai/gpt-5:high       provider/id[:thinking]
+  picode --mode rpc                      JSON commands on stdin, events on stdout
+
+keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY);
+base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL;
+PICODE_HOME=<dir> keeps config, sessions and cache under one folder.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="picode",
+        description="An interactive terminal coding agent.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("prompt", nargs="*", help="initial prompt; @path attaches a file")
+    parser.add_argument("--version", action="version", version=f"picode {__version__}")
+    parser.add_argument(
+        "-p", "--print", dest="print_mode", action="store_true",
+        help="run the prompt, print the final answer and exit",
+    )
+    parser.add_argument(
+        "--mode", choices=("text", "json", "rpc"), default=None,
+        help="headless output: text (with -p), json (one event per line), rpc (stdin commands)",
+    )
+    parser.add_argument("--model", metavar="PROVIDER/ID[:THINKING]", help="model to use")
+    parser.add_argument("--thinking", choices=THINKING_CHOICES, help="thinking level")
+    parser.add_argument(
+        "-c", "--continue", dest="continue_session", action="store_true",
+        help="continue the latest session in this folder",
+    )
+    parser.add_argument(
+        "-r", "--resume", nargs="?", const="", default=None, metavar="ID",
+        help="resume a session by id or unique prefix (no id: pick one)",
+    )
+    parser.add_argument("--session", metavar="PATH|ID", help="open this session file or id")
+    parser.add_argument(
+        "--no-session", action="store_true", help="do not save this session to disk"
+    )
+    parser.add_argument(
+        "--tools", metavar="LIST",
+        help="comma-separated tools to enable (read,write,edit,bash,grep,find,ls); '' for none",
+    )
+    parser.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
+    parser.add_argument(
+        "--append-system-prompt", metavar="TEXT", help="append text to the system prompt"
+    )
+    parser.add_argument("--theme", metavar="NAME", help="TUI theme (dark, light, ansi, ...)")
+    parser.add_argument(
+        "--approve", action="store_true", help="ask before bash, write and edit run"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.continue_session and (args.resume is not None or args.session):
+        parser.error("-c/--continue cannot be combined with --resume or --session")
+    if args.no_session and (args.continue_session or args.resume is not None or args.session):
+        parser.error("--no-session cannot be combined with -c, -r or --session")
+    from picode.launch import launch
+
+    return launch(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

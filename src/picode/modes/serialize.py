@@ -1,0 +1,97 @@
+"""Session and agent events as JSON objects, for ``--mode json`` and ``--mode rpc``.
+
+Message updates carry the delta only, not the whole partial message: a reader that wants
+the full text accumulates deltas or waits for ``message_end``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from picode.agent.events import (
+    AgentEnd,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionUpdate,
+    TurnEnd,
+)
+from picode.agent.tool import ToolResult
+from picode.ai.events import DoneEvent, ErrorEvent, ToolCallEndEvent
+from picode.ai.types import content_to_dict, message_to_dict
+
+
+def tool_result_to_dict(result: ToolResult) -> dict[str, Any]:
+    return {
+        "content": [content_to_dict(block) for block in result.content],
+        "details": _plain(result.details),
+        "is_error": result.is_error,
+    }
+
+
+def event_to_dict(event: Any) -> dict[str, Any]:
+    match event:
+        case MessageUpdate(event=inner):
+            payload: dict[str, Any] = {"type": inner.type}
+            if hasattr(inner, "content_index"):
+                payload["content_index"] = inner.content_index
+            if hasattr(inner, "delta"):
+                payload["delta"] = inner.delta
+            if isinstance(inner, ToolCallEndEvent):
+                payload["tool_call"] = content_to_dict(inner.tool_call)
+            if isinstance(inner, DoneEvent | ErrorEvent):
+                payload["reason"] = inner.reason
+            return {"type": "message_update", "event": payload}
+        case MessageStart(message=message) | MessageEnd(message=message):
+            return {"type": event.type, "message": message_to_dict(message)}
+        case TurnEnd(message=message, tool_results=results):
+            return {
+                "type": "turn_end",
+                "message": message_to_dict(message),
+                "tool_results": [message_to_dict(r) for r in results],
+            }
+        case AgentEnd(messages=messages):
+            return {"type": "agent_end", "messages": [message_to_dict(m) for m in messages]}
+        case ToolExecutionUpdate(partial=partial):
+            return {
+                "type": event.type,
+                "tool_call_id": event.tool_call_id,
+                "tool_name": event.tool_name,
+                "partial": tool_result_to_dict(partial),
+            }
+        case ToolExecutionEnd(result=result):
+            return {
+                "type": event.type,
+                "tool_call_id": event.tool_call_id,
+                "tool_name": event.tool_name,
+                "result": tool_result_to_dict(result),
+                "is_error": event.is_error,
+            }
+    if dataclasses.is_dataclass(event) and not isinstance(event, type):
+        out = {"type": event.type}
+        for item in dataclasses.fields(event):
+            out[item.name] = _plain(getattr(event, item.name))
+        return out
+    return {"type": getattr(event, "type", type(event).__name__)}
+
+
+def _plain(value: Any) -> Any:
+    """Best effort to JSON-able data; unknown objects become their repr."""
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, dict):
+            return {str(k): _plain(v) for k, v in value.items()}
+        if isinstance(value, list | tuple | set):
+            return [_plain(v) for v in value]
+        return repr(value)
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,492 @@
+"""AgentSession: the Agent plus everything that makes a conversation durable (SPEC §6.4).
+
+It persists every finished message, retries transient failures, compacts the context,
+enforces stream rules and the streaming edit guard, runs extension hooks and approvals,
+and exposes one ``subscribe`` stream of agent and session events to front ends. It knows
+nothing of Textual: the TUI and the headless modes are both just listeners plus callers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from picode.agent.agent import Agent, AgentBusyError
+from picode.agent.events import AgentEvent, MessageEnd, MessageStart, MessageUpdate
+from picode.agent.tool import AgentTool, ToolResult
+from picode.ai.abort import AbortController
+from picode.ai.models import Model, ModelRegistry, ThinkingLevel, next_thinking_level
+from picode.ai.stream import StreamOptions, stream_simple
+from picode.ai.types import (
+    AssistantMessage,
+    ImageContent,
+    Message,
+    TextContent,
+    ToolCall,
+    UserMessage,
+)
+from picode.session.approval import ApprovalGate, Approver
+from picode.session.config import Settings
+from picode.session.credentials import Credentials
+from picode.session.events import (
+    AnySessionEvent,
+    ModelChanged,
+    Notice,
+    QueueChanged,
+    SessionNameChanged,
+    SessionSwitched,
+    ThinkingLevelChanged,
+)
+from picode.session.extensions import ExtensionHost
+from picode.session.paths import Paths, project_dir
+from picode.session.persistence import SessionRecorder
+from picode.session.recovery import RecoveryPlanner
+from picode.session.rules import load_rules
+from picode.session.system_prompt import build_system_prompt, first_line
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[AnySessionEvent], Awaitable[None] | None]
+
+__all__ = ["AgentBusyError", "AgentSession", "SessionOptions", "SessionUsage"]
+
+
+@dataclass(slots=True)
+class SessionOptions:
+    cwd: Path
+    paths: Paths
+    settings: Settings
+    registry: ModelRegistry
+    model: Model
+    thinking: ThinkingLevel = "off"
+    tools: Sequence[str] | None = None
+    #: "new", "continue", an id or unique prefix, a path, or None for no file at all.
+    session: Literal["new", "continue"] | str | Path | None = "new"
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    approver: Approver | None = None
+    approval: Literal["never", "edits", "all"] | None = None
+    load_extensions: bool = True
+    stream_fn: Callable[..., Any] = stream_simple
+    #: Extra tools (tests, embedding applications).
+    extra_tools: Sequence[AgentTool] = ()
+
+
+@dataclass(slots=True)
+class SessionUsage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    def add(self, message: AssistantMessage) -> None:
+        usage = message.usage
+        self.input += usage.input
+        self.output += usage.output
+        self.cache_read += usage.cache_read
+        self.cache_write += usage.cache_write
+        self.cost += usage.cost.total
+
+
+class AgentSession:
+    """Use ``await AgentSession.open(options)``."""
+
+    def __init__(self, options: SessionOptions) -> None:
+        self.options = options
+        self.cwd = options.cwd
+        self.settings = options.settings
+        self.registry = options.registry
+        self.credentials = Credentials(options.registry, options.paths)
+        self._listeners: list[Listener] = []
+        self.usage = SessionUsage()
+        self.recorder = SessionRecorder(options.paths, options.cwd, self._notice)
+        self.extensions = ExtensionHost(
+            cwd=options.cwd,
+            user_dir=options.paths.extensions_dir,
+            project_dir=project_dir(options.cwd) / "extensions",
+            use_entry_points=options.load_extensions,
+            sink=self,
+        )
+        self.approval = ApprovalGate(
+            options.approval or options.settings.approval, options.approver
+        )
+        self.agent: Agent = None  # type: ignore[assignment]  # set in _setup
+        self.recovery: RecoveryPlanner = None  # type: ignore[assignment]
+        self._run_lock = asyncio.Lock()
+        self._abort_retry: AbortController | None = None
+        self._running = False
+        self._closed = False
+
+    # --- construction ------------------------------------------------------------------
+
+    @classmethod
+    async def open(cls, options: SessionOptions) -> AgentSession:
+        session = cls(options)
+        await session._setup()
+        return session
+
+    async def _setup(self) -> None:
+        options = self.options
+        problems = self.extensions.load() if options.load_extensions else []
+        for problem in problems:
+            self._notice(problem, "warning", "extensions")
+        from picode.tools import coding_tools
+
+        tools: list[AgentTool] = coding_tools(self.cwd, names=options.tools)
+        tools.extend(options.extra_tools)
+        tools.extend(self.extensions.tools)
+        restored = self.recorder.open(options.session)
+        model, thinking = options.model, options.thinking
+        if restored.model is not None and options.session not in ("new", None):
+            found = self.registry.get(*restored.model)
+            if found is not None and options.model.known:
+                model = found
+        if restored.thinking is not None and options.session not in ("new", None):
+            thinking = restored.thinking  # type: ignore[assignment]
+        self.agent = Agent(
+            model=model,
+            system_prompt=self._system_prompt(tools),
+            tools=tools,
+            thinking=thinking,
+            messages=restored.messages,
+            stream_fn=options.stream_fn,
+            stream_options=self._stream_options,
+            transform_context=None,
+            before_tool_call=self._before_tool_call,
+            after_tool_call=self._after_tool_call,
+            steering_mode=self.settings.steering_mode,
+            follow_up_mode=self.settings.follow_up_mode,
+        )
+        rules, rule_problems = load_rules(
+            project_dir(self.cwd) / "rules", options.paths.rules_dir
+        )
+        for problem in rule_problems:
+            self._notice(problem, "warning", "rules")
+        self.recovery = RecoveryPlanner(self, rules, restored.fired_rules)
+        self.agent.subscribe(self._on_agent_event)
+        for message in restored.display:
+            if isinstance(message, AssistantMessage):
+                self.usage.add(message)
+        self.recorder.set_current(model, thinking)
+        await self.extensions.emit("session_start", self)
+
+    def _system_prompt(self, tools: Sequence[AgentTool]) -> str:
+        summaries = [(tool.name, first_line(tool.description)) for tool in tools]
+        return build_system_prompt(
+            cwd=self.cwd,
+            config_dir=self.options.paths.config_dir,
+            tools=summaries,
+            override=self.options.system_prompt,
+            append=self.options.append_system_prompt,
+        )
+
+    def _stream_options(self, model: Model) -> StreamOptions:
+        return StreamOptions(
+            api_key=self.credentials.api_key(model),
+            base_url=self.credentials.base_url(model),
+            headers=dict(model.headers),
+            session_id=self.session_id,
+        )
+
+    # --- state -------------------------------------------------------------------------
+
+    @property
+    def model(self) -> Model:
+        return self.agent.state.model
+
+    @property
+    def thinking(self) -> ThinkingLevel:
+        return self.agent.state.thinking
+
+    @property
+    def session_id(self) -> str | None:
+        return self.recorder.session_id
+
+    @property
+    def session_file_path(self) -> Path | None:
+        return self.recorder.path
+
+    @property
+    def session_name(self) -> str | None:
+        return self.recorder.name
+
+    @property
+    def is_running(self) -> bool:
+        return self._running
+
+    @property
+    def retry_pending(self) -> bool:
+        return self._abort_retry is not None
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.agent.state.messages
+
+    @property
+    def queued_steering(self) -> list[str]:
+        return [message.text for message in self.agent.queued_steering]
+
+    @property
+    def queued_follow_ups(self) -> list[str]:
+        return [message.text for message in self.agent.queued_follow_ups]
+
+    def display_messages(self) -> list[Message]:
+        return self.recorder.display_messages()
+
+    def display_tail(self, n: int) -> list[Message]:
+        return self.recorder.display_tail(n)
+
+    @property
+    def context_window(self) -> int:
+        return self.model.context_window
+
+    @property
+    def context_tokens(self) -> int:
+        from picode.session.compaction import context_tokens
+
+        return context_tokens(self.messages)
+
+    # --- events ------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def emit(self, event: AnySessionEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                result = listener(event)
+                if result is not None:
+                    await result
+            except Exception:
+                log.exception("session listener failed on %s", event.type)
+
+    def emit_soon(self, event: AnySessionEvent) -> None:
+        """Emit from synchronous code; listeners still run in order on the loop."""
+        for listener in list(self._listeners):
+            try:
+                result = listener(event)
+                if result is not None:
+                    asyncio.ensure_future(result)
+            except Exception:
+                log.exception("session listener failed on %s", event.type)
+
+    async def _on_agent_event(self, event: AgentEvent) -> None:
+        match event:
+            case MessageUpdate():
+                self.recovery.on_update(event)
+            case MessageStart(message=AssistantMessage()):
+                self.recovery.on_assistant_start()
+            case MessageEnd(message=message):
+                if self.recovery.keep_message(message):
+                    self.recorder.record_message(message)
+                    if isinstance(message, AssistantMessage):
+                        self.usage.add(message)
+                await self.extensions.emit("message_end", message)
+        await self.emit(event)
+
+    # --- commands ----------------------------------------------------------------------
+
+    async def prompt(self, text: str, images: Sequence[ImageContent] = ()) -> None:
+        """Run a prompt until the agent is idle (retries and recovery included)."""
+        if self._running:
+            raise AgentBusyError(
+                "picode is still working; steer or queue a follow-up, or abort first"
+            )
+        self.credentials.require(self.model)
+        text = await self.extensions.transform_input(text)
+        content: str | list[TextContent | ImageContent] = (
+            [TextContent(text), *images] if images else text
+        )
+        await self._run(lambda: self.agent.prompt(UserMessage(content)))
+
+    async def continue_(self) -> None:
+        await self._run(self.agent.continue_)
+
+    async def _run(self, start: Callable[[], Awaitable[None]]) -> None:
+        async with self._run_lock:
+            self._running = True
+            try:
+                await self.recovery.before_run()
+                await start()
+                await self.recovery.after_run()
+            finally:
+                self._running = False
+                self._abort_retry = None
+
+    async def wait_retry(self, delay_ms: int) -> bool:
+        """Sleep before a retry; False when aborted in the meantime."""
+        controller = self._abort_retry = AbortController()
+        try:
+            await asyncio.wait_for(controller.signal.wait(), delay_ms / 1000)
+        except TimeoutError:
+            return True
+        finally:
+            self._abort_retry = None
+        return False
+
+    def steer(self, text: str) -> None:
+        self.agent.steer(UserMessage(text))
+        self._queue_changed()
+
+    def follow_up(self, text: str) -> None:
+        self.agent.follow_up(UserMessage(text))
+        self._queue_changed()
+
+    def clear_queues(self) -> list[str]:
+        steering, follow_ups = self.agent.clear_queues()
+        self._queue_changed()
+        return [message.text for message in [*steering, *follow_ups]]
+
+    def _queue_changed(self) -> None:
+        self.emit_soon(QueueChanged(self.queued_steering, self.queued_follow_ups))
+
+    def abort(self) -> None:
+        """Stop everything in flight: the stream, tools and a pending retry."""
+        self.recovery.cancel()
+        if self._abort_retry is not None:
+            self._abort_retry.abort("user")
+        self.agent.abort("user")
+
+    async def wait_for_idle(self) -> None:
+        while self._running or self.agent.is_running:
+            await self.agent.wait_for_idle()
+            await asyncio.sleep(0)
+            if self._running:
+                async with self._run_lock:
+                    pass
+
+    def set_model(self, model: Model) -> None:
+        self.agent.set_model(model)
+        self.recorder.record_model(model)
+        self.emit_soon(ModelChanged(model.provider, model.id))
+
+    def available_models(self) -> list[Model]:
+        """Models whose provider has a key (or needs none), current one first in order."""
+        return [m for m in self.registry.models() if self.credentials.has_key(m)]
+
+    def cycle_model(self, direction: int = 1) -> Model:
+        models = self.available_models() or [self.model]
+        refs = [m.ref for m in models]
+        index = refs.index(self.model.ref) if self.model.ref in refs else -1
+        model = models[(index + direction) % len(models)]
+        if model.ref != self.model.ref:
+            self.set_model(model)
+        return model
+
+    def set_thinking_level(self, level: ThinkingLevel) -> None:
+        self.agent.set_thinking(level)
+        self.recorder.record_thinking(level)
+        self.emit_soon(ThinkingLevelChanged(level))
+
+    def cycle_thinking_level(self) -> ThinkingLevel:
+        level = next_thinking_level(self.thinking)
+        if not self.model.reasoning:
+            level = "off"
+        self.set_thinking_level(level)
+        return level
+
+    async def compact(self, instructions: str | None = None) -> None:
+        if self._running:
+            raise AgentBusyError("cannot compact while picode is working; abort first")
+        self._running = True
+        try:
+            await self.recovery.compact("manual", instructions)
+        finally:
+            self._running = False
+
+    def set_session_name(self, name: str) -> None:
+        self.recorder.set_name(name)
+        self.emit_soon(SessionNameChanged(name))
+
+    async def new_session(self) -> None:
+        await self._switch(lambda: self.recorder.open("new"), "new")
+
+    async def switch_session(self, id_or_path: str) -> None:
+        await self._switch(lambda: self.recorder.open(id_or_path), "resume")
+
+    async def fork(self, entry_id: str) -> str:
+        text = ""
+
+        def do_fork() -> Any:
+            nonlocal text
+            restored, text = self.recorder.fork(entry_id)
+            return restored
+
+        await self._switch(do_fork, "fork")
+        return text
+
+    def user_messages_for_fork(self) -> list[tuple[str, str]]:
+        return self.recorder.user_entries()
+
+    async def _switch(self, open_file: Callable[[], Any], reason: Any) -> None:
+        if self._running:
+            self.abort()
+            await self.wait_for_idle()
+        restored = open_file()
+        self.agent.replace_messages(restored.messages)
+        self.usage = SessionUsage()
+        for message in restored.display:
+            if isinstance(message, AssistantMessage):
+                self.usage.add(message)
+        if restored.model is not None:
+            found = self.registry.get(*restored.model)
+            if found is not None:
+                self.agent.set_model(found)
+        if restored.thinking is not None:
+            self.agent.set_thinking(restored.thinking)
+        self.recorder.set_current(self.model, self.thinking)
+        self.recovery.reset(restored.fired_rules)
+        await self.emit(SessionSwitched(self.session_id or "", reason))
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._running:
+            self.abort()
+            try:
+                await asyncio.wait_for(self.wait_for_idle(), 5)
+            except TimeoutError:
+                log.warning("session did not settle within 5 s of closing")
+        await self.extensions.emit("session_end", self)
+        self.recorder.close()
+
+    # --- hooks and extension sink --------------------------------------------------------
+
+    async def _before_tool_call(self, call: ToolCall, args: Any) -> str | None:
+        reason = await self.extensions.on_tool_call(call.name, call.arguments, call.id)
+        if reason:
+            return reason
+        return await self.approval.check(call.id, call.name, call.arguments)
+
+    async def _after_tool_call(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        return await self.extensions.on_tool_result(call.name, call.arguments, call.id, result)
+
+    def send_message(self, text: str, deliver_as: str = "follow_up") -> None:
+        if deliver_as == "steer" and self._running:
+            self.steer(text)
+        elif self._running:
+            self.follow_up(text)
+        else:
+            asyncio.ensure_future(self.prompt(text))
+
+    def append_entry(self, custom_type: str, data: Any) -> None:
+        self.recorder.record_custom(custom_type, data)
+
+    def notify(self, text: str, level: str = "info", source: str | None = None) -> None:
+        self._notice(text, level, source)
+
+    def _notice(self, text: str, level: str = "info", source: str | None = None) -> None:
+        lvl: Any = level if level in ("info", "warning", "error") else "info"
+        self.emit_soon(Notice(lvl, text, source))

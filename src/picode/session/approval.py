@@ -1,0 +1,87 @@
+"""Approval mode: bash, write and edit wait for the front end's yes / always / no."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+ApprovalPolicy = Literal["never", "edits", "all"]
+
+_GATED: dict[str, frozenset[str]] = {
+    "never": frozenset(),
+    "edits": frozenset({"write", "edit"}),
+    "all": frozenset({"bash", "write", "edit"}),
+}
+
+
+@dataclass(slots=True)
+class ApprovalRequest:
+    call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    #: What a person needs to decide: the command, or the change as a diff or the new content.
+    preview: str
+
+
+@dataclass(slots=True)
+class ApprovalDecision:
+    kind: Literal["yes", "always", "no"]
+    reason: str | None = None
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+
+
+class ApprovalGate:
+    """Decides which calls need a person, remembers "always" for the session."""
+
+    def __init__(self, policy: ApprovalPolicy, approver: Approver | None) -> None:
+        self.policy: ApprovalPolicy = policy
+        self.approver = approver
+        self._always: set[str] = set()
+
+    def needs_approval(self, tool_name: str) -> bool:
+        return (
+            self.approver is not None
+            and tool_name in _GATED[self.policy]
+            and tool_name not in self._always
+        )
+
+    async def check(self, call_id: str, tool_name: str, args: dict[str, Any]) -> str | None:
+        """None to proceed, or the reason the call was refused."""
+        if not self.needs_approval(tool_name) or self.approver is None:
+            return None
+        decision = await self.approver(
+            ApprovalRequest(call_id, tool_name, args, preview_for(tool_name, args))
+        )
+        if decision.kind == "always":
+            self._always.add(tool_name)
+            return None
+        if decision.kind == "yes":
+            return None
+        reason = (decision.reason or "").strip()
+        return f"The user denied this {tool_name} call" + (f": {reason}" if reason else ".")
+
+
+def preview_for(tool_name: str, args: dict[str, Any]) -> str:
+    if tool_name == "bash":
+        return str(args.get("command", ""))
+    path = str(args.get("path", ""))
+    if tool_name == "write":
+        content = str(args.get("content", ""))
+        lines = content.splitlines()
+        head = "\n".join(f"+{line}" for line in lines[:40])
+        more = f"\n… {len(lines) - 40} more lines" if len(lines) > 40 else ""
+        return f"write {path} ({len(lines)} lines)\n{head}{more}"
+    if tool_name == "edit":
+        edits = args.get("edits") or [
+            {"old_text": args.get("old_text", ""), "new_text": args.get("new_text", "")}
+        ]
+        chunks = [f"edit {path}"]
+        for edit in edits:
+            old = str(edit.get("old_text", "")).splitlines()
+            new = str(edit.get("new_text", "")).splitlines()
+            chunks.append("\n".join([*(f"-{line}" for line in old), *(f"+{line}" for line in new)]))
+        return "\n".join(chunks)
+    return str(args)

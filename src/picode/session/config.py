@@ -1,0 +1,295 @@
+"""Settings from ``config.toml`` (user) merged with ``.picode/config.toml`` (project), SPEC §6.2.
+
+A broken file never stops picode: a TOML syntax error skips that file, a bad value falls
+back (to the user file's value, then the default) and every problem names file, line and key.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from picode.ai.models import ThinkingLevel, builtin_registry
+from picode.session.config_lines import Loc, dotted, key_lines, line_of, syntax_error_line
+from picode.session.paths import Paths, project_dir
+
+# Re-exported: these belong to the configuration's public face.
+from picode.session.config_providers import api_key_for, apply_providers, base_url_for
+
+__all__ = [
+    "CompactionSettings",
+    "ConfigProblem",
+    "CustomModel",
+    "CustomProvider",
+    "EditGuardSettings",
+    "LoadedConfig",
+    "RetrySettings",
+    "Settings",
+    "TtsrSettings",
+    "api_key_for",
+    "apply_providers",
+    "base_url_for",
+    "load_config",
+]
+
+ApiName: TypeAlias = Literal[
+    "openai-completions", "anthropic-messages", "openai-responses", "google-generative-ai"
+]
+QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
+CONFIG_FILE_NAME = "config.toml"
+
+
+class _Section(BaseModel):
+    # Unknown keys are reported as warnings by load_config, then dropped.
+    model_config = ConfigDict(extra="forbid")
+
+
+class RetrySettings(_Section):
+    enabled: bool = True
+    max_retries: int = Field(3, ge=0)
+    base_delay_ms: int = Field(2000, ge=0)
+    max_delay_ms: int = Field(60000, ge=0)
+
+
+class CompactionSettings(_Section):
+    enabled: bool = True
+    reserve_tokens: int = Field(16384, ge=0)
+    keep_recent_tokens: int = Field(20000, ge=0)
+
+
+class TtsrSettings(_Section):
+    enabled: bool = True
+    once_per_session: bool = True
+
+
+class EditGuardSettings(_Section):
+    enabled: bool = True
+
+
+class CustomModel(_Section):
+    id: str = Field(min_length=1)
+    name: str | None = None
+    context_window: int = Field(128000, gt=0)
+    max_tokens: int = Field(16384, gt=0)
+    reasoning: bool = False
+    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])
+    cost: dict[Literal["input", "output", "cache_read", "cache_write"], float] = Field(
+        default_factory=dict
+    )
+    """US dollars per million tokens."""
+
+
+class CustomProvider(_Section):
+    # Optional only for providers named like a built-in one (they inherit its api).
+    api: ApiName | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    models: list[CustomModel] = Field(default_factory=list)
+
+
+class Settings(_Section):
+    default_model: str | None = None
+    thinking: ThinkingLevel = "off"
+    theme: str = "dark"
+    approval: Literal["never", "edits", "all"] = "never"
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    ttsr: TtsrSettings = Field(default_factory=TtsrSettings)
+    edit_guard: EditGuardSettings = Field(default_factory=EditGuardSettings)
+    providers: dict[str, CustomProvider] = Field(default_factory=dict)
+    steering_mode: QueueMode = "one-at-a-time"
+    follow_up_mode: QueueMode = "one-at-a-time"
+
+
+@dataclass
+class ConfigProblem:
+    file: Path
+    line: int | None
+    key: str | None
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else str(self.file)
+        if not self.key:
+            return f"{where}: {self.message}"
+        table, _, name = self.key.rpartition(".")
+        key = f"[{table}] {name}" if table else name
+        return f"{where}: {key}: {self.message}"
+
+
+@dataclass
+class LoadedConfig:
+    settings: Settings
+    problems: list[ConfigProblem] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    """The files that were read and applied (a file with a syntax error is not listed)."""
+
+
+@dataclass
+class _Layer:
+    file: Path
+    data: dict[str, Any]
+    lines: dict[Loc, int]
+
+
+def load_config(paths: Paths, cwd: Path) -> LoadedConfig:
+    problems: list[ConfigProblem] = []
+    layers: list[_Layer] = []
+    for file in (paths.user_config_file, project_dir(cwd) / CONFIG_FILE_NAME):
+        layer = _read_layer(file, problems)
+        if layer is not None:
+            layers.append(layer)
+    settings = _validate(layers, problems)
+    _drop_providers_without_api(settings, layers, problems)
+    return LoadedConfig(settings, problems, [layer.file for layer in layers])
+
+
+def _read_layer(file: Path, problems: list[ConfigProblem]) -> _Layer | None:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        problems.append(ConfigProblem(file, None, None, "is a directory, not a file; ignored"))
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(ConfigProblem(file, None, None, f"cannot be read ({exc}); ignored"))
+        return None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = f"TOML syntax error: {exc}; file ignored"
+        problems.append(ConfigProblem(file, syntax_error_line(str(exc)), None, message))
+        return None
+    return _Layer(file, data, key_lines(text))
+
+
+def _validate(layers: list[_Layer], problems: list[ConfigProblem]) -> Settings:
+    removed: set[tuple[Path, Loc]] = set()
+    # Each round removes at least one offending value, so this ends; the cap guards oddities.
+    for _ in range(500):
+        merged: dict[str, Any] = {}
+        for layer in layers:
+            _deep_merge(merged, layer.data)
+        try:
+            return Settings.model_validate(merged)
+        except ValidationError as exc:
+            if not _drop_invalid(exc, layers, problems, removed):
+                break
+    file = layers[-1].file if layers else Path(CONFIG_FILE_NAME)
+    problems.append(ConfigProblem(file, None, None, "unusable; defaults used"))
+    return Settings()
+
+
+def _drop_invalid(
+    exc: ValidationError,
+    layers: list[_Layer],
+    problems: list[ConfigProblem],
+    removed: set[tuple[Path, Loc]],
+) -> bool:
+    removals: list[tuple[_Layer, Loc]] = []
+    for error in exc.errors():
+        loc: Loc = tuple(error["loc"])
+        kind = error["type"]
+        target = loc[:-1] if kind == "missing" else loc
+        owners = [layer for layer in reversed(layers) if _has(layer.data, target)]
+        if not owners:
+            continue
+        if kind != "missing":
+            # Only the winning layer's value goes, so a lower layer's value can take over.
+            owners = owners[:1]
+        first = owners[0]
+        removals.extend((layer, target) for layer in owners)
+        if kind == "missing" and (first.file, loc) in removed:
+            continue  # its bad value was reported already; now the table goes too
+        removed.add((first.file, loc))
+        severity: Literal["error", "warning"] = "error"
+        if kind == "missing":
+            message = f"required key '{loc[-1]}' is missing; [{dotted(target)}] ignored"
+            key = dotted(target)
+        elif kind == "extra_forbidden":
+            message, key, severity = "unknown key, ignored", dotted(loc), "warning"
+        else:
+            message = f"{error['msg']} (got {_show(error.get('input'))}); using the default"
+            key = dotted(loc)
+        line = line_of(first.lines, target)
+        problems.append(ConfigProblem(first.file, line, key, message, severity))
+    progressed = False
+    # Later errors point at higher list indices: removing them first keeps indices valid.
+    for layer, target in reversed(removals):
+        progressed = _remove(layer.data, target) or progressed
+    return progressed
+
+
+def _drop_providers_without_api(
+    settings: Settings, layers: list[_Layer], problems: list[ConfigProblem]
+) -> None:
+    missing = [name for name, p in settings.providers.items() if p.api is None]
+    if not missing:
+        return
+    builtin = builtin_registry().providers
+    for name in missing:
+        if name in builtin:
+            continue
+        del settings.providers[name]
+        loc: Loc = ("providers", name)
+        owner = next((layer for layer in reversed(layers) if _has(layer.data, loc)), None)
+        file = owner.file if owner else Path(CONFIG_FILE_NAME)
+        line = line_of(owner.lines, loc) if owner else None
+        message = (
+            "a custom provider needs api = one of openai-completions, anthropic-messages, "
+            "openai-responses, google-generative-ai; provider ignored"
+        )
+        problems.append(ConfigProblem(file, line, f"providers.{name}.api", message))
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _deep_merge(into: dict[str, Any], source: dict[str, Any]) -> None:
+    for key, value in source.items():
+        current = into.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            _deep_merge(current, value)
+        else:
+            into[key] = copy.deepcopy(value)
+
+
+def _walk(data: Any, path: Loc) -> tuple[bool, Any]:
+    node = data
+    for part in path:
+        if isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
+            node = node[part]
+        elif isinstance(part, str) and isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return False, None
+    return True, node
+
+
+def _has(data: dict[str, Any], path: Loc) -> bool:
+    return bool(path) and _walk(data, path)[0]
+
+
+def _remove(data: dict[str, Any], path: Loc) -> bool:
+    found, parent = _walk(data, path[:-1])
+    last = path[-1]
+    if not found:
+        return False
+    if isinstance(parent, dict) and isinstance(last, str) and last in parent:
+        del parent[last]
+        return True
+    if isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
+        del parent[last]
+        return True
+    return False

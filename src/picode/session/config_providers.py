@@ -1,0 +1,98 @@
+"""Custom providers from the config into the model registry; API keys and base URLs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from picode.ai.models import ModelRegistry, ProviderInfo, model_from_spec
+
+if TYPE_CHECKING:
+    from picode.session.auth import AuthStore
+    from picode.session.config import CustomProvider, Settings
+
+
+def apply_providers(registry: ModelRegistry, settings: Settings) -> None:
+    """Add the ``[providers.*]`` tables; one named like a built-in provider amends it."""
+    for name, custom in settings.providers.items():
+        existing = registry.providers.get(name)
+        if existing is None:
+            if custom.api is None:
+                continue  # load_config reports and drops these; be safe for hand-made Settings
+            info = ProviderInfo(
+                name=name,
+                api=custom.api,
+                base_url=custom.base_url,
+                api_key_env=(custom.api_key_env,) if custom.api_key_env else (),
+                api_key=custom.api_key,
+                default_model=custom.models[0].id if custom.models else None,
+                headers=dict(custom.headers),
+            )
+            registry.add_provider(info)
+        else:
+            info = existing
+            _amend_builtin(registry, info, custom)
+        for model in custom.models:
+            spec = model.model_dump(exclude_none=True)
+            registry.add_model(model_from_spec(spec, info))
+
+
+def _amend_builtin(registry: ModelRegistry, info: ProviderInfo, custom: CustomProvider) -> None:
+    if custom.api is not None:
+        info.api = custom.api
+    if custom.base_url:
+        info.base_url = custom.base_url
+    if custom.api_key_env and custom.api_key_env not in info.api_key_env:
+        info.api_key_env = (custom.api_key_env, *info.api_key_env)
+    if custom.api_key:
+        info.api_key = custom.api_key
+    if custom.headers:
+        info.headers = {**info.headers, **custom.headers}
+    # Built-in models captured the old base URL and headers when they were created.
+    for model in registry.models(info.name):
+        registry.add_model(
+            replace(
+                model,
+                api=custom.api or model.api,
+                base_url=custom.base_url or model.base_url,
+                headers=tuple({**dict(model.headers), **custom.headers}.items()),
+            )
+        )
+
+
+def api_key_for(
+    registry: ModelRegistry,
+    provider: str,
+    env: Mapping[str, str] | None = None,
+    auth: AuthStore | None = None,
+) -> str | None:
+    """The provider's environment variables, then the config's ``api_key``, then the auth file."""
+    environ = os.environ if env is None else env
+    info = registry.providers.get(provider)
+    if info is not None:
+        for variable in info.api_key_env:
+            value = environ.get(variable, "").strip()
+            if value:
+                return value
+        if info.api_key:
+            return info.api_key
+    if auth is not None:
+        return auth.get(provider)
+    return None
+
+
+def base_url_for(
+    registry: ModelRegistry, provider: str, env: Mapping[str, str] | None = None
+) -> str | None:
+    """The SDK's base-URL variable (e.g. ``ANTHROPIC_BASE_URL``) wins over the configured URL."""
+    environ = os.environ if env is None else env
+    info = registry.providers.get(provider)
+    if info is None:
+        return None
+    if info.base_url_env:
+        value = environ.get(info.base_url_env, "").strip()
+        if value:
+            return value
+    return info.base_url

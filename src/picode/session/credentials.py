@@ -1,0 +1,58 @@
+"""API keys and base URLs for a model, from the environment, config and the auth file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from picode.ai.models import Model, ModelRegistry
+from picode.session.auth import AuthStore
+from picode.session.config import api_key_for, base_url_for
+from picode.session.paths import Paths
+
+#: Local OpenAI-compatible servers need no key, but the SDK insists on one.
+KEYLESS_PLACEHOLDER = "not-needed"
+
+
+class MissingApiKeyError(RuntimeError):
+    """No key for a provider that needs one; the message names the variable to set."""
+
+
+class Credentials:
+    def __init__(
+        self, registry: ModelRegistry, paths: Paths, env: Mapping[str, str] | None = None
+    ) -> None:
+        self.registry = registry
+        self.env = env if env is not None else os.environ
+        self.auth = AuthStore(paths.auth_file)
+
+    def _needs_key(self, model: Model) -> bool:
+        info = self.registry.providers.get(model.provider)
+        return info is not None and bool(info.api_key_env)
+
+    def api_key(self, model: Model) -> str | None:
+        if model.provider not in self.registry.providers:
+            return None
+        key = api_key_for(self.registry, model.provider, self.env, self.auth)
+        if key:
+            return key
+        return None if self._needs_key(model) else KEYLESS_PLACEHOLDER
+
+    def has_key(self, model: Model) -> bool:
+        return not self._needs_key(model) or bool(self.api_key(model))
+
+    def require(self, model: Model) -> None:
+        if self.has_key(model):
+            return
+        info = self.registry.providers[model.provider]
+        names = " or ".join(info.api_key_env)
+        raise MissingApiKeyError(
+            f"No API key for {model.provider}. Set {names} (e.g. export {info.api_key_env[0]}=...)"
+            f" or choose another model with --model."
+        )
+
+    def base_url(self, model: Model) -> str | None:
+        if model.provider not in self.registry.providers:
+            return model.base_url
+        override = base_url_for(self.registry, model.provider, self.env)
+        return override or model.base_url

@@ -1,0 +1,130 @@
+"""Session events: what AgentSession adds to the agent's events for front ends (SPEC §6.4).
+
+A session listener receives ``AgentEvent | SessionEvent``; front ends dispatch with ``match``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeAlias
+
+from picode.agent.events import AgentEvent
+
+
+@dataclass(slots=True)
+class AutoRetryStart:
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error: str
+    type: ClassVar[str] = "auto_retry_start"
+
+
+@dataclass(slots=True)
+class AutoRetryEnd:
+    success: bool
+    attempt: int
+    #: Set when retrying gave up or was cancelled.
+    final_error: str | None = None
+    type: ClassVar[str] = "auto_retry_end"
+
+
+@dataclass(slots=True)
+class CompactionStart:
+    reason: Literal["threshold", "overflow", "manual"]
+    type: ClassVar[str] = "compaction_start"
+
+
+@dataclass(slots=True)
+class CompactionEnd:
+    reason: Literal["threshold", "overflow", "manual"]
+    summary: str | None
+    tokens_before: int
+    aborted: bool = False
+    error: str | None = None
+    type: ClassVar[str] = "compaction_end"
+
+
+@dataclass(slots=True)
+class RuleTriggered:
+    rule: str
+    scope: str
+    type: ClassVar[str] = "rule_triggered"
+
+
+@dataclass(slots=True)
+class EditGuardAbort:
+    path: str
+    reason: str
+    type: ClassVar[str] = "edit_guard_abort"
+
+
+@dataclass(slots=True)
+class SessionSwitched:
+    session_id: str
+    reason: Literal["new", "resume", "fork"]
+    type: ClassVar[str] = "session_switched"
+
+
+@dataclass(slots=True)
+class ModelChanged:
+    provider: str
+    model_id: str
+    type: ClassVar[str] = "model_changed"
+
+
+@dataclass(slots=True)
+class ThinkingLevelChanged:
+    level: str
+    type: ClassVar[str] = "thinking_level_changed"
+
+
+@dataclass(slots=True)
+class QueueChanged:
+    steering: list[str] = field(default_factory=list)
+    follow_ups: list[str] = field(default_factory=list)
+    type: ClassVar[str] = "queue_changed"
+
+
+@dataclass(slots=True)
+class Notice:
+    """Something a person should read: warnings, extension notifications."""
+
+    level: Literal["info", "warning", "error"]
+    text: str
+    source: str | None = None
+    type: ClassVar[str] = "notice"
+
+
+@dataclass(slots=True)
+class SessionNameChanged:
+    name: str
+    type: ClassVar[str] = "session_name_changed"
+
+
+@dataclass(slots=True)
+class CustomEvent:
+    """Emitted by extensions (``api.emit``); front ends may ignore it."""
+
+    name: str
+    data: Any = None
+    type: ClassVar[str] = "custom"
+
+
+SessionEvent: TypeAlias = (
+    AutoRetryStart
+    | AutoRetryEnd
+    | CompactionStart
+    | CompactionEnd
+    | RuleTriggered
+    | EditGuardAbort
+    | SessionSwitched
+    | ModelChanged
+    | ThinkingLevelChanged
+    | QueueChanged
+    | Notice
+    | SessionNameChanged
+    | CustomEvent
+)
+
+AnySessionEvent: TypeAlias = AgentEvent | SessionEvent

@@ -1,0 +1,220 @@
+"""SessionRecorder: the AgentSession's link to its session file.
+
+It opens or creates the file, writes each finished message (the file is created on the first
+one, so starting picode and quitting leaves no empty session behind), remembers which entry
+each in-memory message came from (compaction needs it), and answers what the UI renders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from picode.ai.models import Model
+from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
+from picode.session.paths import Paths
+from picode.session.store import SessionFile, SessionStore
+
+
+@dataclass(slots=True)
+class Restored:
+    messages: list[Message] = field(default_factory=list)  # the model context
+    display: list[Message] = field(default_factory=list)  # everything on the branch
+    model: tuple[str, str] | None = None
+    thinking: str | None = None
+    fired_rules: list[str] = field(default_factory=list)
+
+
+def drop_failed(messages: list[Message]) -> list[Message]:
+    """Remove errored assistant messages (and results of their calls) from a context: they
+    are kept in the file for the record but a retry must not replay them."""
+    out: list[Message] = []
+    skipped_calls: set[str] = set()
+    for message in messages:
+        if isinstance(message, AssistantMessage) and message.stop_reason == "error":
+            skipped_calls.update(call.id for call in message.tool_calls)
+            continue
+        if isinstance(message, ToolResultMessage) and message.tool_call_id in skipped_calls:
+            continue
+        out.append(message)
+    return out
+
+
+class SessionRecorder:
+    def __init__(self, paths: Paths, cwd: Path, notice: Callable[[str, str], None]) -> None:
+        self.store = SessionStore(paths.sessions_dir)
+        self.cwd = cwd
+        self.file: SessionFile | None = None
+        self.persistent = True
+        self._notice = notice
+        self._entry_ids: dict[int, str] = {}
+        self._display: list[Message] = []
+        self._older: Callable[[int], list[Message]] | None = None
+        self._model: Model | None = None
+        self._thinking: str | None = None
+
+    # --- opening -------------------------------------------------------------------------
+
+    def open(self, spec: str | Path | None) -> Restored:
+        self._entry_ids.clear()
+        self._display = []
+        self.persistent = spec is not None
+        self.file = None
+        if spec is None or spec == "new":
+            return Restored()
+        if spec == "continue":
+            self.file = self.store.continue_latest(self.cwd)
+            if self.file is None:
+                self._notice("No earlier session in this folder; starting a new one.", "info")
+                return Restored()
+        elif isinstance(spec, Path) or "/" in str(spec) or str(spec).endswith(".jsonl"):
+            self.file = self.store.open(Path(spec))
+        else:
+            self.file = self.store.resume(str(spec), self.cwd)
+        return self._restore(self.file)
+
+    def _restore(self, file: SessionFile) -> Restored:
+        for warning in file.warnings:
+            self._notice(warning, "warning")
+        context = file.build_context()
+        for message, entry_id in zip(context.messages, context.message_entry_ids, strict=False):
+            if entry_id is not None:
+                self._entry_ids[id(message)] = entry_id
+        self._display = list(context.display_messages)
+        return Restored(
+            messages=drop_failed(list(context.messages)),
+            display=self._display,
+            model=context.model,
+            thinking=context.thinking,
+            fired_rules=list(context.fired_rules),
+        )
+
+    def fork(self, entry_id: str) -> tuple[Restored, str]:
+        """New session holding the branch up to (not including) a user message; returns
+        the restored state and that message's text, for the editor."""
+        if self.file is None:
+            raise ValueError("this session has no file to fork from")
+        entries = {entry.id: entry for entry in self.file.entries()}
+        entry = entries.get(entry_id)
+        if entry is None or entry.type != "message":
+            raise ValueError(f"no message entry {entry_id!r} in this session")
+        from picode.ai.types import message_from_dict
+
+        message = message_from_dict(entry.data["message"])
+        text = message.text if isinstance(message, UserMessage) else ""
+        if entry.parent_id is None:
+            self.open("new")
+            return Restored(), text
+        self.file = self.store.fork(self.file, entry.parent_id)
+        self._entry_ids.clear()
+        return self._restore(self.file), text
+
+    # --- writing -------------------------------------------------------------------------
+
+    def set_current(self, model: Model, thinking: str) -> None:
+        self._model, self._thinking = model, thinking
+
+    def _ensure_file(self) -> SessionFile | None:
+        if not self.persistent:
+            return None
+        if self.file is None:
+            self.file = self.store.create(self.cwd)
+            if self._model is not None:
+                self.file.append_model_change(self._model.provider, self._model.id)
+            if self._thinking is not None:
+                self.file.append_thinking_level_change(self._thinking)
+        return self.file
+
+    def ensure_file(self) -> SessionFile | None:
+        return self._ensure_file()
+
+    def record_message(self, message: Message) -> str | None:
+        self._display.append(message)
+        file = self._ensure_file()
+        if file is None:
+            return None
+        entry_id = file.append_message(message)
+        self._entry_ids[id(message)] = entry_id
+        return entry_id
+
+    def record_model(self, model: Model) -> None:
+        self._model = model
+        if self.file is not None:
+            self.file.append_model_change(model.provider, model.id)
+
+    def record_thinking(self, level: str) -> None:
+        self._thinking = level
+        if self.file is not None:
+            self.file.append_thinking_level_change(level)
+
+    def record_custom(self, custom_type: str, data: Any) -> None:
+        file = self._ensure_file()
+        if file is not None:
+            file.append_custom(custom_type, data)
+
+    def record_compaction(
+        self, summary: str, first_kept: Message, tokens_before: int, details: dict[str, Any]
+    ) -> None:
+        entry_id = self._entry_ids.get(id(first_kept))
+        if self.file is not None and entry_id is not None:
+            self.file.append_compaction(summary, entry_id, tokens_before, details)
+
+    def last_compaction_details(self) -> dict[str, Any]:
+        if self.file is None:
+            return {}
+        for entry in reversed(self.file.branch()):
+            if entry.type == "compaction":
+                details = entry.data.get("details")
+                return details if isinstance(details, dict) else {}
+        return {}
+
+    def set_name(self, name: str) -> None:
+        file = self._ensure_file()
+        if file is not None:
+            file.append_session_info(name)
+
+    def adopt(self, old: Message, new: Message) -> None:
+        """``new`` replaces ``old`` in memory (same entry)."""
+        entry_id = self._entry_ids.get(id(old))
+        if entry_id is not None:
+            self._entry_ids[id(new)] = entry_id
+
+    def close(self) -> None:
+        close = getattr(self.file, "close", None)
+        if callable(close):
+            close()
+
+    # --- reading -------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str | None:
+        return self.file.id if self.file is not None else None
+
+    @property
+    def path(self) -> Path | None:
+        return self.file.path if self.file is not None else None
+
+    @property
+    def name(self) -> str | None:
+        return self.file.name if self.file is not None else None
+
+    def display_messages(self) -> list[Message]:
+        return list(self._display)
+
+    def display_tail(self, n: int) -> list[Message]:
+        return self._display[-n:] if n > 0 else []
+
+    def user_entries(self) -> list[tuple[str, str]]:
+        if self.file is None:
+            return []
+        from picode.ai.types import message_from_dict
+
+        out: list[tuple[str, str]] = []
+        for entry in self.file.branch():
+            if entry.type == "message" and entry.data.get("message", {}).get("role") == "user":
+                message = message_from_dict(entry.data["message"])
+                if isinstance(message, UserMessage):
+                    out.append((entry.id, message.text))
+        return out

@@ -1,0 +1,288 @@
+"""What happens between agent runs: retry, compaction, stream rules and the edit guard.
+
+The Agent only knows "run until you stop". The planner watches the stream while it runs
+(rules and the edit guard may interrupt it), and when the agent stops it decides whether to
+go on: retry a transient failure after a back-off, compact and retry after a context
+overflow, re-run the turn with a rule's reminder, or hand the model a precise edit error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from picode.agent.events import MessageUpdate
+from picode.ai.abort import AbortController
+from picode.ai.errors import is_context_overflow
+from picode.ai.types import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+)
+from picode.session.compaction import (
+    CompactionError,
+    context_tokens,
+    file_operations,
+    find_cut_index,
+    should_compact,
+    summarize,
+)
+from picode.session.edit_guard import EditGuard, GuardVerdict
+from picode.session.events import (
+    AutoRetryEnd,
+    AutoRetryStart,
+    CompactionEnd,
+    CompactionStart,
+    EditGuardAbort,
+    RuleTriggered,
+)
+from picode.session.retry import RetryPolicy
+from picode.session.rules import Rule, RuleMatcher, reminder_message
+from picode.session.store import compaction_summary_message, is_compaction_summary
+
+if TYPE_CHECKING:
+    from picode.session.agent_session import AgentSession
+
+CompactionReason = Literal["threshold", "overflow", "manual"]
+
+NOT_RUN_AFTER_GUARD = (
+    "Not run: a later edit call in the same message failed validation. Call it again if it "
+    "is still needed."
+)
+
+
+@dataclass(slots=True)
+class _Interrupt:
+    index: int  # where the interrupted assistant message sits in the context
+    rule: Rule | None = None
+    verdict: GuardVerdict | None = None
+    content_index: int = 0
+
+
+class RecoveryPlanner:
+    def __init__(self, session: AgentSession, rules: Sequence[Rule], fired: Sequence[str]):
+        self.session = session
+        settings = session.settings
+        self.retry = RetryPolicy(
+            enabled=settings.retry.enabled,
+            max_retries=settings.retry.max_retries,
+            base_delay_ms=settings.retry.base_delay_ms,
+            max_delay_ms=settings.retry.max_delay_ms,
+        )
+        self.rules = list(rules)
+        self.matcher = RuleMatcher(self.rules, fired)
+        self.guard = EditGuard(session.cwd)
+        self._interrupt: _Interrupt | None = None
+        self._cancelled = False
+        self._compaction_abort: AbortController | None = None
+
+    def reset(self, fired: Sequence[str]) -> None:
+        self.matcher = RuleMatcher(self.rules, fired)
+        self._interrupt = None
+
+    def cancel(self) -> None:
+        """The user pressed Esc: no more retries or re-runs in this run."""
+        self._cancelled = True
+        self._interrupt = None
+        if self._compaction_abort is not None:
+            self._compaction_abort.abort("user")
+
+    # --- while streaming ----------------------------------------------------------------
+
+    def on_assistant_start(self) -> None:
+        self.matcher.reset_buffers()
+        self.guard.reset()
+
+    def on_update(self, update: MessageUpdate) -> None:
+        if self._interrupt is not None or self._cancelled:
+            return
+        settings = self.session.settings
+        event = update.event
+        index = len(self.session.messages) - 1
+        if settings.ttsr.enabled and self.rules:
+            rule = self.matcher.feed(event)
+            if rule is not None:
+                self._interrupt = _Interrupt(index, rule=rule)
+                self.session.recorder.record_custom("ttsr_fired", {"rule": rule.name})
+                self.session.emit_soon(RuleTriggered(rule.name, ",".join(rule.scopes)))
+                self.session.agent.abort("rule")
+                return
+        if settings.edit_guard.enabled:
+            verdict = self.guard.feed(event)
+            if verdict is not None:
+                content_index = getattr(event, "content_index", 0)
+                self._interrupt = _Interrupt(index, verdict=verdict, content_index=content_index)
+                self.session.emit_soon(EditGuardAbort(verdict.path, verdict.reason))
+                self.session.agent.abort("edit_guard")
+
+    def keep_message(self, message: Message) -> bool:
+        """Messages of an interrupted turn are rewritten or dropped, not recorded as-is."""
+        return self._interrupt is None
+
+    # --- between runs -------------------------------------------------------------------
+
+    async def before_run(self) -> None:
+        self._cancelled = False
+        self._interrupt = None
+        await self.maybe_compact_for_threshold()
+
+    async def after_run(self) -> None:
+        attempt = 0
+        overflow_compacted = False
+        agent = self.session.agent
+        while not self._cancelled:
+            interrupt = self._interrupt
+            if interrupt is not None:
+                self._interrupt = None
+                self._apply_interrupt(interrupt)
+                await agent.continue_()
+                continue
+            last = agent.state.messages[-1] if agent.state.messages else None
+            if not isinstance(last, AssistantMessage) or last.stop_reason != "error":
+                if attempt:
+                    await self.session.emit(AutoRetryEnd(True, attempt))
+                if isinstance(last, AssistantMessage) and last.stop_reason != "aborted":
+                    await self.maybe_compact_for_threshold()
+                return
+            model = self.session.model
+            overflow = is_context_overflow(last.error_message) or (
+                last.usage.input > model.context_window and not last.usage.estimated
+            )
+            if overflow and not overflow_compacted and self.session.settings.compaction.enabled:
+                overflow_compacted = True
+                self._drop_last_failure()
+                if not await self.compact("overflow"):
+                    return
+                await agent.continue_()
+                continue
+            attempt += 1
+            if not self.retry.should_retry(last, attempt):
+                if attempt > 1:
+                    await self.session.emit(AutoRetryEnd(False, attempt - 1, last.error_message))
+                return
+            delay = self.retry.delay_ms(last, attempt)
+            await self.session.emit(
+                AutoRetryStart(attempt, self.retry.max_retries, delay, last.error_message or "")
+            )
+            self._drop_last_failure()
+            if not await self.session.wait_retry(delay) or self._cancelled:
+                await self.session.emit(AutoRetryEnd(False, attempt, "Retry cancelled"))
+                return
+            await agent.continue_()
+
+    def _drop_last_failure(self) -> None:
+        messages = self.session.agent.state.messages
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, AssistantMessage) and message.stop_reason == "error":
+                self.session.agent.replace_messages(messages[:index])
+                return
+
+    def _apply_interrupt(self, interrupt: _Interrupt) -> None:
+        session = self.session
+        messages = session.agent.state.messages
+        partial = messages[interrupt.index] if interrupt.index < len(messages) else None
+        kept = messages[: interrupt.index]
+        if interrupt.rule is not None:
+            reminder = reminder_message(interrupt.rule)
+            session.recorder.record_message(reminder)
+            session.agent.replace_messages([*kept, reminder])
+            return
+        verdict = interrupt.verdict
+        assert verdict is not None
+        if not isinstance(partial, AssistantMessage):
+            session.agent.replace_messages(kept)
+            return
+        content = partial.content[: interrupt.content_index + 1]
+        fixed = AssistantMessage(
+            content=[block for block in content if not _empty_text(block)],
+            api=partial.api,
+            provider=partial.provider,
+            model=partial.model,
+            usage=partial.usage,
+            stop_reason="toolUse",
+            timestamp=partial.timestamp,
+        )
+        results: list[Message] = []
+        for call in fixed.tool_calls:
+            guarded = call is content[-1]
+            text = verdict.tool_message if guarded else NOT_RUN_AFTER_GUARD
+            results.append(ToolResultMessage(call.id, call.name, [TextContent(text)], None, True))
+        for message in [fixed, *results]:
+            session.recorder.record_message(message)
+        session.agent.replace_messages([*kept, fixed, *results])
+
+    # --- compaction ---------------------------------------------------------------------
+
+    async def maybe_compact_for_threshold(self) -> None:
+        settings = self.session.settings.compaction
+        if not settings.enabled:
+            return
+        tokens = context_tokens(self.session.messages)
+        if should_compact(tokens, self.session.model.context_window, settings.reserve_tokens):
+            await self.compact("threshold")
+
+    async def compact(self, reason: CompactionReason, instructions: str | None = None) -> bool:
+        session = self.session
+        messages = list(session.messages)
+        settings = session.settings.compaction
+        cut = find_cut_index(messages, settings.keep_recent_tokens)
+        if cut is None or cut <= 0:
+            if reason == "manual":
+                session.notify("Nothing to compact yet.", "info")
+            return reason != "overflow"
+        await session.emit(CompactionStart(reason))
+        previous = messages[0] if messages and is_compaction_summary(messages[0]) else None
+        to_summarise = messages[1:cut] if previous is not None else messages[:cut]
+        tokens_before = context_tokens(messages)
+        controller = self._compaction_abort = AbortController()
+        options = session._stream_options(session.model)
+        options.signal = controller.signal
+        try:
+            summary = await summarize(
+                session.model,
+                to_summarise,
+                previous_summary=previous.text if previous is not None else None,
+                instructions=instructions,
+                stream_fn=session.options.stream_fn,
+                options=options,
+            )
+        except CompactionError as exc:
+            await session.emit(
+                CompactionEnd(reason, None, tokens_before, controller.signal.aborted, str(exc))
+            )
+            return False
+        finally:
+            self._compaction_abort = None
+        details = session.recorder.last_compaction_details()
+        read, modified = file_operations(
+            to_summarise,
+            (list(details.get("read_files", [])), list(details.get("modified_files", []))),
+        )
+        full_summary = _with_files(summary, read, modified)
+        kept = messages[cut:]
+        session.recorder.record_compaction(
+            full_summary,
+            kept[0],
+            tokens_before,
+            {"read_files": read, "modified_files": modified},
+        )
+        session.agent.replace_messages([compaction_summary_message(full_summary), *kept])
+        await session.emit(CompactionEnd(reason, full_summary, tokens_before))
+        return True
+
+
+def _with_files(summary: str, read: list[str], modified: list[str]) -> str:
+    parts = [summary.strip()]
+    if read:
+        parts.append("Files read:\n" + "\n".join(f"- {path}" for path in read))
+    if modified:
+        parts.append("Files modified:\n" + "\n".join(f"- {path}" for path in modified))
+    return "\n\n".join(parts)
+
+
+def _empty_text(block: TextContent | ToolCall | object) -> bool:
+    return isinstance(block, TextContent) and not block.text.strip()

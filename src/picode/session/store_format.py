@@ -1,0 +1,178 @@
+"""The session file's line format (SPEC §6.3): serialising, the fast prefix scan, redaction.
+
+Every entry line starts ``{"type":..,"id":..,"parent_id":..,"timestamp":..`` in exactly that
+order, so a scan can read the tree's shape with one regex per line and no JSON parsing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import time
+from collections.abc import Container
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from picode.ai.types import Message, TextContent, UserMessage
+
+FORMAT_VERSION = 1
+ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "custom",
+        "label",
+        "session_info",
+    }
+)
+RESERVED_KEYS = ("type", "id", "parent_id", "timestamp")
+
+ENTRY_PREFIX = re.compile(
+    rb'\{"type":"([a-z_]+)","id":"([^"\\]+)","parent_id":(?:"([^"\\]+)"|null),"timestamp":(-?\d+)'
+)
+HEADER_PREFIX = b'{"type":"session"'
+MESSAGE_LINE_START = b'{"type":"message",'
+INFO_LINE_START = b'{"type":"session_info",'
+
+
+@dataclass(slots=True)
+class Entry:
+    type: str
+    id: str
+    parent_id: str | None
+    timestamp: int
+    data: dict[str, Any]
+    """Everything in the JSON object except the four keys above."""
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def new_entry_id(taken: Container[str]) -> str:
+    while True:
+        candidate = secrets.token_hex(4)
+        if candidate not in taken:
+            return candidate
+
+
+def new_session_id() -> str:
+    return secrets.token_hex(16)
+
+
+def file_timestamp(ms: int) -> str:
+    """Sortable and safe in file names on every platform: ``20250102T101112345Z``."""
+    seconds, millis = divmod(ms, 1000)
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds)) + f"{millis:03d}Z"
+
+
+_UNSAFE_NAME_CHARS = re.compile(r'[\\/:*?"<>|\x00-\x1f]')
+_MAX_FOLDER_NAME = 150
+
+
+def encode_cwd(cwd: Path) -> str:
+    """``/home/me/proj`` → ``--home-me-proj--``: one flat, readable folder name per cwd."""
+    text = str(cwd).strip("/\\")
+    name = "--" + _UNSAFE_NAME_CHARS.sub("-", text) + "--"
+    if len(name.encode("utf-8")) > _MAX_FOLDER_NAME:
+        digest = hashlib.sha256(str(cwd).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        head = name.encode("utf-8")[: _MAX_FOLDER_NAME - 16].decode("utf-8", "ignore")
+        name = f"{head}-{digest}--"
+    return name
+
+
+def session_id_from_name(name: str) -> str | None:
+    """``<timestamp>_<id>.jsonl`` → ``<id>``."""
+    stem = name[:-6] if name.endswith(".jsonl") else None
+    if not stem or "_" not in stem:
+        return None
+    return stem.partition("_")[2] or None
+
+
+# --- serialising -----------------------------------------------------------------------
+
+
+def dump_json(obj: dict[str, Any]) -> str:
+    try:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates (from undecodable tool output) cannot be UTF-8: escape them instead.
+        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
+def entry_object(
+    kind: str, entry_id: str, parent_id: str | None, timestamp: int, data: dict[str, Any]
+) -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "type": kind,
+        "id": entry_id,
+        "parent_id": parent_id,
+        "timestamp": timestamp,
+    }
+    for key, value in data.items():
+        if key not in obj:
+            obj[key] = value
+    return obj
+
+
+def entry_from_object(obj: dict[str, Any]) -> Entry:
+    data = {k: v for k, v in obj.items() if k not in RESERVED_KEYS}
+    parent = obj.get("parent_id")
+    timestamp = obj.get("timestamp")
+    return Entry(
+        type=str(obj["type"]),
+        id=str(obj["id"]),
+        parent_id=str(parent) if parent is not None else None,
+        timestamp=timestamp if isinstance(timestamp, int) else 0,
+        data=data,
+    )
+
+
+# --- secrets ---------------------------------------------------------------------------
+
+_SECRET = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"sk-ant-[A-Za-z0-9_-]{16,}"
+    r"|sk-proj-[A-Za-z0-9_-]{16,}"
+    r"|sk-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{20,}"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    r")"
+)
+REDACTED = "[redacted]"
+
+
+def redact_secrets(text: str) -> tuple[str, int]:
+    """Replace anything shaped like an API key; the JSON stays valid (keys need no escaping)."""
+    if "sk-" not in text and "AIza" not in text:
+        return text, 0
+    return _SECRET.subn(REDACTED, text)
+
+
+# --- compaction summaries --------------------------------------------------------------
+
+_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:"
+    "\n\n<summary>\n"
+)
+_SUMMARY_SUFFIX = "\n</summary>"
+
+
+def compaction_summary_message(summary: str, timestamp: int | None = None) -> UserMessage:
+    text = f"{_SUMMARY_PREFIX}{summary}{_SUMMARY_SUFFIX}"
+    if timestamp is None:
+        return UserMessage([TextContent(text)])
+    return UserMessage([TextContent(text)], timestamp)
+
+
+def is_compaction_summary(message: Message) -> bool:
+    if not isinstance(message, UserMessage):
+        return False
+    text = message.text
+    return text.startswith(_SUMMARY_PREFIX) and text.endswith(_SUMMARY_SUFFIX)

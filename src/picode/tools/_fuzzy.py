@@ -1,0 +1,184 @@
+"""Finding the text an edit replaces: exactly, then forgivingly, else the closest candidates.
+
+The forgiving match compares normalised text: trailing whitespace of every line dropped
+(which also makes CRLF equal LF), NFKC applied, typographic quotes, dashes, spaces and
+ellipses turned into their ASCII forms. Normalising never joins or splits lines, so a match
+found in normalised text maps back to the original through (line, column).
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import unicodedata
+from dataclasses import dataclass
+
+_ASCII_FORMS = str.maketrans(
+    {
+        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u2035", "'"),
+        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb", '"'),
+        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"),
+        **dict.fromkeys("\u00a0\u2007\u202f\u3000", " "),
+        **dict.fromkeys("\u200b\u200c\u200d\u2060\ufeff", ""),
+        "\u2026": "...",
+    }
+)
+
+#: Enough to show the model that a match is ambiguous without flooding it.
+MAX_REPORTED_MATCHES = 50
+
+
+def _normalize_cluster(cluster: str) -> str:
+    return unicodedata.normalize("NFKC", cluster).translate(_ASCII_FORMS)
+
+
+def _clusters(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each base character with the combining marks that follow it."""
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(line):
+        end = index + 1
+        while end < len(line) and unicodedata.combining(line[end]):
+            end += 1
+        spans.append((index, end))
+        index = end
+    return spans
+
+
+def normalize_line(line: str) -> str:
+    if line.isascii():
+        return line.rstrip()
+    return "".join(_normalize_cluster(line[a:b]) for a, b in _clusters(line)).rstrip()
+
+
+def normalize_text(text: str) -> str:
+    return "\n".join(normalize_line(line) for line in text.split("\n"))
+
+
+def _column_map(line: str) -> tuple[list[int], list[int]]:
+    """For each char of ``normalize_line(line)``: the original (start, end) it came from."""
+    starts: list[int] = []
+    ends: list[int] = []
+    if line.isascii():
+        kept = len(line.rstrip())
+        return list(range(kept)), list(range(1, kept + 1))
+    for a, b in _clusters(line):
+        piece = _normalize_cluster(line[a:b])
+        starts.extend([a] * len(piece))
+        ends.extend([b] * len(piece))
+    kept = len(normalize_line(line))
+    return starts[:kept], ends[:kept]
+
+
+@dataclass(slots=True)
+class NormalizedText:
+    """``original`` split into lines, with the normalised text and where each line begins."""
+
+    original: str
+    lines: list[str]
+    normalized: str
+    original_offsets: list[int]
+    normalized_offsets: list[int]
+
+    @classmethod
+    def build(cls, original: str) -> NormalizedText:
+        lines = original.split("\n")
+        normalized_lines = [normalize_line(line) for line in lines]
+        original_offsets: list[int] = []
+        normalized_offsets: list[int] = []
+        position = normalized_position = 0
+        for line, normalized_line in zip(lines, normalized_lines, strict=True):
+            original_offsets.append(position)
+            normalized_offsets.append(normalized_position)
+            position += len(line) + 1
+            normalized_position += len(normalized_line) + 1
+        normalized = "\n".join(normalized_lines)
+        return cls(original, lines, normalized, original_offsets, normalized_offsets)
+
+    def to_original(self, position: int, *, end: bool) -> int:
+        """Original index for a normalised index (``end``: an exclusive end position)."""
+        probe = position - 1 if end else position
+        line_index = bisect.bisect_right(self.normalized_offsets, probe) - 1
+        column = probe - self.normalized_offsets[line_index]
+        line = self.lines[line_index]
+        starts, ends = _column_map(line)
+        if column >= len(starts):
+            # The newline after the line; trailing whitespace before it belongs to the match.
+            newline = self.original_offsets[line_index] + len(line)
+            return newline + 1 if end else newline
+        base = self.original_offsets[line_index]
+        return base + (ends[column] if end else starts[column])
+
+
+@dataclass(slots=True)
+class Matches:
+    spans: list[tuple[int, int]]
+    fuzzy: bool
+
+
+def find_all(haystack: str, needle: str) -> list[int]:
+    found: list[int] = []
+    position = haystack.find(needle)
+    while position != -1 and len(found) < MAX_REPORTED_MATCHES:
+        found.append(position)
+        position = haystack.find(needle, position + 1)
+    return found
+
+
+def find_matches(content: str, old_text: str) -> Matches:
+    """Spans of ``old_text`` in ``content``: exact ones, else forgiving ones (maybe none)."""
+    exact = find_all(content, old_text)
+    if exact:
+        return Matches([(start, start + len(old_text)) for start in exact], fuzzy=False)
+    needle = normalize_text(old_text)
+    if not needle.strip():
+        return Matches([], fuzzy=True)
+    normalized = NormalizedText.build(content)
+    spans = [
+        (normalized.to_original(start, end=False), normalized.to_original(start + len(needle), end=True))
+        for start in find_all(normalized.normalized, needle)
+    ]
+    return Matches(spans, fuzzy=True)
+
+
+@dataclass(slots=True)
+class Candidate:
+    first_line: int
+    lines: list[str]
+    similarity: float
+
+
+def closest_candidates(content: str, old_text: str, count: int = 3) -> list[Candidate]:
+    """The windows of lines most similar to ``old_text`` (1-based line numbers)."""
+    file_lines = content.split("\n")
+    target_lines = old_text.rstrip("\n").split("\n")
+    span = len(target_lines)
+    target = normalize_text("\n".join(target_lines))
+    normalized_lines = [normalize_line(line) for line in file_lines]
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(target)
+    best: list[tuple[float, int]] = []
+    threshold = 0.4
+    for index in range(max(1, len(file_lines) - span + 1)):
+        matcher.set_seq1("\n".join(normalized_lines[index : index + span]))
+        if matcher.real_quick_ratio() < threshold or matcher.quick_ratio() < threshold:
+            continue
+        ratio = matcher.ratio()
+        if ratio < threshold:
+            continue
+        best.append((ratio, index))
+        best.sort(key=lambda item: (-item[0], item[1]))
+        best = _without_overlaps(best, span)[:count]
+        if len(best) == count:
+            threshold = best[-1][0]
+    return [
+        Candidate(index + 1, file_lines[index : index + span], ratio) for ratio, index in best
+    ]
+
+
+def _without_overlaps(ranked: list[tuple[float, int]], span: int) -> list[tuple[float, int]]:
+    kept: list[tuple[float, int]] = []
+    for ratio, index in ranked:
+        if all(abs(index - other) >= span for _, other in kept):
+            kept.append((ratio, index))
+    return kept
