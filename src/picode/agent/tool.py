@@ -52,9 +52,15 @@ OnUpdate = Callable[[ToolResult], None]
 
 @runtime_checkable
 class AgentTool(Protocol):
-    name: str
-    label: str
-    description: str
+    # Read-only so that class attributes (``BaseTool`` subclasses) satisfy the protocol.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
 
     @property
     def parameters(self) -> dict[str, Any]: ...

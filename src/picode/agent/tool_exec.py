@@ -237,7 +237,7 @@ async def execute_tool_calls(
         while len(messages) < count:
             while outcomes.updates:
                 index, partial = outcomes.updates.popleft()
-                if results[index] is None:
+                if index >= len(messages):  # reported while it ran, and not ended yet
                     call = calls[index]
                     await emit(ToolExecutionUpdate(call.id, call.name, partial))
             if outcomes.completed > polled:
