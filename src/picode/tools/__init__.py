@@ -1,1 +1,54 @@
-"""picode.tools."""
+"""Coding tools: read, bash, edit, write, grep, find, ls.
+
+Each tool is a class taking the session's working folder; paths given to a tool resolve
+against it and ``~`` expands. ``coding_tools`` builds a set of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from picode.agent.tool import AgentTool
+from picode.tools.bash import BashTool
+from picode.tools.edit import EditTool
+from picode.tools.find import FindTool
+from picode.tools.grep import GrepTool
+from picode.tools.ls import LsTool
+from picode.tools.read import ReadTool
+from picode.tools.write import WriteTool
+
+_FACTORIES: dict[str, Callable[[Path], AgentTool]] = {
+    "read": ReadTool,
+    "bash": BashTool,
+    "edit": EditTool,
+    "write": WriteTool,
+    "grep": GrepTool,
+    "find": FindTool,
+    "ls": LsTool,
+}
+
+ALL_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+
+__all__ = [
+    "ALL_TOOL_NAMES",
+    "BashTool",
+    "EditTool",
+    "FindTool",
+    "GrepTool",
+    "LsTool",
+    "ReadTool",
+    "WriteTool",
+    "coding_tools",
+]
+
+
+def coding_tools(cwd: Path, *, names: Sequence[str] | None = None) -> list[AgentTool]:
+    """Tools working in ``cwd``, in the order of ``names`` (default: all, ``ALL_TOOL_NAMES``)."""
+    wanted = ALL_TOOL_NAMES if names is None else tuple(dict.fromkeys(names))
+    unknown = [name for name in wanted if name not in _FACTORIES]
+    if unknown:
+        raise ValueError(
+            f"Unknown tool name(s): {', '.join(unknown)}. Known: {', '.join(ALL_TOOL_NAMES)}."
+        )
+    return [_FACTORIES[name](cwd) for name in wanted]

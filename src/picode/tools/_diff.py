@@ -19,8 +19,7 @@ def unified_diff(old: str, new: str, label: str, context: int = 3) -> tuple[str,
         return "", None
     suffix = 0
     while (
-        suffix < min(len(before), len(after)) - prefix
-        and before[-1 - suffix] == after[-1 - suffix]
+        suffix < min(len(before), len(after)) - prefix and before[-1 - suffix] == after[-1 - suffix]
     ):
         suffix += 1
     # Only the changed region plus its context is handed to difflib; headers are shifted back.

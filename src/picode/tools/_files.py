@@ -39,7 +39,7 @@ def atomic_write(path: Path, data: bytes) -> bool:
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
         existing_mode: int | None = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         existing_mode = None
     if target.is_dir():
         raise ToolError(f"{path} is a directory, not a file.")
@@ -53,7 +53,9 @@ def atomic_write(path: Path, data: bytes) -> bool:
         raise ToolError(f"Cannot create the folder for {path}: {exc.strerror or exc}.") from None
 
     try:
-        fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        fd, temp_name = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
     except OSError as exc:
         raise ToolError(f"Cannot write {path}: {exc.strerror or exc}.") from None
     try:
@@ -77,3 +79,11 @@ def _umask() -> int:
     current = os.umask(0o022)
     os.umask(current)
     return current
+
+
+def format_size(count: int) -> str:
+    if count < 1024:
+        return f"{count} B"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} kB"
+    return f"{count / (1024 * 1024):.1f} MB"

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 
 _ASCII_FORMS = str.maketrans(
@@ -135,7 +137,10 @@ def find_matches(content: str, old_text: str) -> Matches:
         return Matches([], fuzzy=True)
     normalized = NormalizedText.build(content)
     spans = [
-        (normalized.to_original(start, end=False), normalized.to_original(start + len(needle), end=True))
+        (
+            normalized.to_original(start, end=False),
+            normalized.to_original(start + len(needle), end=True),
+        )
         for start in find_all(normalized.normalized, needle)
     ]
     return Matches(spans, fuzzy=True)
@@ -148,32 +153,87 @@ class Candidate:
     similarity: float
 
 
+#: Bounds on the work spent explaining a failed match in a big file.
+_MAX_ANCHORS_PER_LINE = 200
+_MAX_WINDOWS = 60
+_WORD = re.compile(r"\w+")
+
+
+def _line_key(line: str) -> str:
+    # Indentation is ignored when looking for where the model probably meant.
+    return normalize_line(line).strip()
+
+
 def closest_candidates(content: str, old_text: str, count: int = 3) -> list[Candidate]:
-    """The windows of lines most similar to ``old_text`` (1-based line numbers)."""
+    """The windows of lines most similar to ``old_text`` (1-based line numbers).
+
+    Windows are anchored on file lines equal to a line of ``old_text`` (ignoring
+    indentation); failing any, on lines sharing its words. Only those windows
+    are compared in full, so the cost stays near linear in the file size.
+    """
     file_lines = content.split("\n")
-    target_lines = old_text.rstrip("\n").split("\n")
-    span = len(target_lines)
-    target = normalize_text("\n".join(target_lines))
-    normalized_lines = [normalize_line(line) for line in file_lines]
+    target_lines = old_text.strip("\n").split("\n")
+    span = min(len(target_lines), len(file_lines))
+    keys = [_line_key(line) for line in file_lines]
+    target_keys = [_line_key(line) for line in target_lines]
+    starts = _anchored_starts(keys, target_keys) or _shared_word_starts(keys, target_keys)
+    last_start = len(file_lines) - span
+    windows = sorted({min(max(start, 0), last_start) for start in starts})
     matcher = difflib.SequenceMatcher(autojunk=False)
-    matcher.set_seq2(target)
-    best: list[tuple[float, int]] = []
-    threshold = 0.4
-    for index in range(max(1, len(file_lines) - span + 1)):
-        matcher.set_seq1("\n".join(normalized_lines[index : index + span]))
-        if matcher.real_quick_ratio() < threshold or matcher.quick_ratio() < threshold:
-            continue
+    # Similarity is measured with indentation, so a re-indented copy is not shown as 100 %.
+    matcher.set_seq2("\n".join(normalize_line(line) for line in target_lines))
+    ranked: list[tuple[float, int]] = []
+    for start in windows:
+        matcher.set_seq1(
+            "\n".join(normalize_line(line) for line in file_lines[start : start + span])
+        )
         ratio = matcher.ratio()
-        if ratio < threshold:
-            continue
-        best.append((ratio, index))
-        best.sort(key=lambda item: (-item[0], item[1]))
-        best = _without_overlaps(best, span)[:count]
-        if len(best) == count:
-            threshold = best[-1][0]
+        if ratio >= 0.4:
+            ranked.append((ratio, start))
+    ranked.sort(key=lambda item: (-item[0], item[1]))
     return [
-        Candidate(index + 1, file_lines[index : index + span], ratio) for ratio, index in best
+        Candidate(start + 1, file_lines[start : start + span], ratio)
+        for ratio, start in _without_overlaps(ranked, span)[:count]
     ]
+
+
+def _anchored_starts(keys: list[str], target_keys: list[str]) -> list[int]:
+    positions: dict[str, list[int]] = {}
+    wanted = {key for key in target_keys if key}
+    for index, key in enumerate(keys):
+        if key in wanted:
+            positions.setdefault(key, []).append(index)
+    votes: Counter[int] = Counter()
+    for offset, key in enumerate(target_keys):
+        for position in positions.get(key, ())[:_MAX_ANCHORS_PER_LINE]:
+            votes[position - offset] += 1
+    return [start for start, _ in votes.most_common(_MAX_WINDOWS)]
+
+
+def _shared_word_starts(keys: list[str], target_keys: list[str]) -> list[int]:
+    """Window starts voted for by words of ``old_text``, rare words weighing more."""
+    wanted: dict[str, list[int]] = {}
+    for offset, key in enumerate(target_keys):
+        for word in set(_WORD.findall(key)):
+            wanted.setdefault(word, []).append(offset)
+    if not wanted:
+        return []
+    positions: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        for word in _WORD.findall(key):
+            if word in wanted:
+                positions.setdefault(word, []).append(index)
+    votes: dict[int, float] = {}
+    for word, found in positions.items():
+        if len(found) > _MAX_ANCHORS_PER_LINE * 5:
+            continue
+        weight = 1.0 / len(found)
+        for position in found:
+            for offset in wanted[word]:
+                start = position - offset
+                votes[start] = votes.get(start, 0.0) + weight
+    ranked = sorted(votes, key=lambda start: (-votes[start], start))
+    return ranked[:_MAX_WINDOWS]
 
 
 def _without_overlaps(ranked: list[tuple[float, int]], span: int) -> list[tuple[float, int]]:

@@ -7,6 +7,7 @@ details: ``{"diff": str, "path": str, "first_changed_line": int, "replacements":
 from __future__ import annotations
 
 import asyncio
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +60,9 @@ class Decoded:
         if bom:
             data = data[len(UTF8_BOM) :]
         if b"\x00" in data:
-            raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes); not edited.")
+            raise ToolError(
+                f"{shown} looks like a binary file (it contains NUL bytes); not edited."
+            )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -114,7 +117,7 @@ class EditTool(BaseTool):
             fuzzy = fuzzy or was_fuzzy
             planned.append((start, end, new_text, label))
         planned.sort()
-        for (_, end, _, first), (start, _, _, second) in zip(planned, planned[1:], strict=False):
+        for (_, end, _, first), (start, _, _, second) in itertools.pairwise(planned):
             if start < end:
                 raise ToolError(
                     f"{first} and {second} overlap in {shown}; merge them into one edit. "
@@ -201,9 +204,8 @@ def _no_match_message(content: str, shown: str, old_text: str) -> str:
         message += " Closest text in the file:"
         for candidate in candidates:
             last = candidate.first_line + len(candidate.lines) - 1
-            where = f"line {last}" if last == candidate.first_line else f"lines "
-            if last != candidate.first_line:
-                where += f"{candidate.first_line}-{last}"
+            first = candidate.first_line
+            where = f"line {first}" if last == first else f"lines {first}-{last}"
             message += f"\n\n{where} ({candidate.similarity:.0%} similar):"
             for offset, line in enumerate(candidate.lines[:12]):
                 message += f"\n{candidate.first_line + offset:>6}  {cut_line(line, 200)}"

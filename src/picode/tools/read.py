@@ -19,7 +19,7 @@ from pydantic import Field
 from picode.agent.tool import BaseTool, OnUpdate, StrictParams, ToolError, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.ai.types import ImageContent, TextContent
-from picode.tools._files import SNIFF_BYTES, binary_reason
+from picode.tools._files import SNIFF_BYTES, binary_reason, format_size
 from picode.tools._paths import display_path, missing_path_error, resolve_path
 
 MAX_LINES = 2000
@@ -189,14 +189,6 @@ def _image_result(handle: BinaryIO, head: bytes, shown: str, mime_type: str) -> 
             f"{shown} is an image larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB, too big "
             "to send to the model; make a smaller copy first (e.g. with bash)."
         )
-    note = TextContent(f"Read image {shown} [{mime_type}, {_size(len(data))}]")
+    note = TextContent(f"Read image {shown} [{mime_type}, {format_size(len(data))}]")
     image = ImageContent(base64.b64encode(data).decode("ascii"), mime_type)
     return ToolResult([note, image], {"path": shown, "mime_type": mime_type, "bytes": len(data)})
-
-
-def _size(count: int) -> str:
-    if count < 1024:
-        return f"{count} B"
-    if count < 1024 * 1024:
-        return f"{count / 1024:.1f} kB"
-    return f"{count / (1024 * 1024):.1f} MB"

@@ -1,0 +1,111 @@
+"""Bounded capture of a command's output: a rolling tail in memory, everything on disk.
+
+Until the output outgrows the limits nothing touches the disk. From then on every byte goes
+to a temp log file and memory keeps only the last ``max_bytes`` (plus one read chunk).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections import deque
+from dataclasses import dataclass
+from typing import BinaryIO
+
+
+@dataclass(slots=True)
+class RenderedTail:
+    text: str
+    truncated: bool
+    shown_lines: int
+
+
+class OutputCapture:
+    def __init__(self, max_lines: int, max_bytes: int) -> None:
+        self.max_lines = max_lines
+        self.max_bytes = max_bytes
+        self.total_bytes = 0
+        self.total_newlines = 0
+        self.log_path: str | None = None
+        self.peak_buffered_bytes = 0
+        self._tail: deque[bytes] = deque()
+        self._tail_bytes = 0
+        self._dropped = False
+        self._last_byte = b"\n"
+        self._log: BinaryIO | None = None
+        self._spilled = False
+        self.log_error: str | None = None
+
+    @property
+    def total_lines(self) -> int:
+        return self.total_newlines + (0 if self._last_byte == b"\n" else 1)
+
+    def feed(self, chunk: bytes) -> None:
+        if not chunk:
+            return
+        self.total_bytes += len(chunk)
+        self.total_newlines += chunk.count(b"\n")
+        self._last_byte = chunk[-1:]
+        if not self._spilled and (
+            self.total_bytes > self.max_bytes or self.total_newlines >= self.max_lines
+        ):
+            self._spilled = True
+            self._open_log()
+        if self._log is not None:
+            try:
+                self._log.write(chunk)
+            except OSError as exc:
+                self._log_failed(exc)
+        self._tail.append(chunk)
+        self._tail_bytes += len(chunk)
+        if self._spilled:
+            while len(self._tail) > 1 and self._tail_bytes - len(self._tail[0]) >= self.max_bytes:
+                self._tail_bytes -= len(self._tail.popleft())
+                self._dropped = True
+        self.peak_buffered_bytes = max(self.peak_buffered_bytes, self._tail_bytes)
+
+    def _open_log(self) -> None:
+        try:
+            fd, self.log_path = tempfile.mkstemp(prefix="picode-bash-", suffix=".log")
+            self._log = os.fdopen(fd, "wb")
+            for chunk in self._tail:
+                self._log.write(chunk)
+        except OSError as exc:
+            self._log_failed(exc)
+
+    def _log_failed(self, exc: OSError) -> None:
+        # Memory stays bounded regardless; only the full copy on disk is lost.
+        self.log_error = f"the full output could not be saved: {exc.strerror or exc}"
+        self.close(keep_log=False)
+
+    def render(self) -> RenderedTail:
+        """The last ``max_lines`` lines within ``max_bytes``, decoded leniently."""
+        data = b"".join(self._tail)
+        cut = len(data) > self.max_bytes or self._dropped
+        if len(data) > self.max_bytes:
+            data = data[-self.max_bytes :]
+        if cut:
+            # Start on a character boundary, and on a line boundary when there is one.
+            start = 0
+            while start < len(data) and start < 4 and 0x80 <= data[start] < 0xC0:
+                start += 1
+            newline = data.find(b"\n", start, len(data) - 1)
+            data = data[newline + 1 :] if newline != -1 else data[start:]
+        text = data.decode("utf-8", "replace")
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if len(lines) > self.max_lines:
+            lines = lines[-self.max_lines :]
+            cut = True
+        return RenderedTail("\n".join(lines), cut, len(lines))
+
+    def close(self, *, keep_log: bool) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if not keep_log and self.log_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.log_path)
+            self.log_path = None
