@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from picode.agent.agent import Agent, AgentBusyError
-from picode.agent.events import AgentEvent, MessageEnd, MessageStart, MessageUpdate
+from picode.agent.events import (
+    AgentEnd,
+    AgentEvent,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    TurnEnd,
+    TurnStart,
+)
 from picode.agent.tool import AgentTool, ToolResult
 from picode.ai.abort import AbortController
 from picode.ai.models import Model, ModelRegistry, ThinkingLevel, next_thinking_level
@@ -139,7 +148,17 @@ class AgentSession:
 
         tools: list[AgentTool] = coding_tools(self.cwd, names=options.tools)
         tools.extend(options.extra_tools)
-        tools.extend(self.extensions.tools)
+        taken = {tool.name for tool in tools}
+        for tool in self.extensions.tools:
+            if tool.name in taken:
+                self._notice(
+                    f"extension tool '{tool.name}' ignored: a tool of that name exists",
+                    "warning",
+                    "extensions",
+                )
+                continue
+            taken.add(tool.name)
+            tools.append(tool)
         restored = self.recorder.open(options.session)
         model, thinking = options.model, options.thinking
         if restored.model is not None and options.session not in ("new", None):
@@ -169,11 +188,17 @@ class AgentSession:
             self._notice(problem, "warning", "rules")
         self.recovery = RecoveryPlanner(self, rules, restored.fired_rules)
         self.agent.subscribe(self._on_agent_event)
-        for message in restored.display:
-            if isinstance(message, AssistantMessage):
-                self.usage.add(message)
+        self._count_usage(restored.messages)
         self.recorder.set_current(model, thinking)
         await self.extensions.emit("session_start", self)
+
+    def _count_usage(self, messages: Sequence[Message]) -> None:
+        """Usage of a restored session, from its model context: cheap even for a huge file
+        (messages summarised by a compaction are not counted again)."""
+        self.usage = SessionUsage()
+        for message in messages:
+            if isinstance(message, AssistantMessage):
+                self.usage.add(message)
 
     def _system_prompt(self, tools: Sequence[AgentTool]) -> str:
         summaries = [(tool.name, first_line(tool.description)) for tool in tools]
@@ -242,6 +267,13 @@ class AgentSession:
         return self.recorder.display_tail(n)
 
     @property
+    def display_count(self) -> int:
+        return self.recorder.display_count
+
+    def display_range(self, start: int, stop: int) -> list[Message]:
+        return self.recorder.display_range(start, stop)
+
+    @property
     def context_window(self) -> int:
         return self.model.context_window
 
@@ -285,14 +317,18 @@ class AgentSession:
         match event:
             case MessageUpdate():
                 self.recovery.on_update(event)
-            case MessageStart(message=AssistantMessage()):
-                self.recovery.on_assistant_start()
+            case MessageStart(message=message):
+                if isinstance(message, AssistantMessage):
+                    self.recovery.on_assistant_start()
+                await self.extensions.emit("message_start", message)
             case MessageEnd(message=message):
                 if self.recovery.keep_message(message):
                     self.recorder.record_message(message)
                     if isinstance(message, AssistantMessage):
                         self.usage.add(message)
                 await self.extensions.emit("message_end", message)
+            case AgentStart() | AgentEnd() | TurnStart() | TurnEnd():
+                await self.extensions.emit(event.type, event)
         await self.emit(event)
 
     # --- commands ----------------------------------------------------------------------
@@ -435,10 +471,7 @@ class AgentSession:
             await self.wait_for_idle()
         restored = open_file()
         self.agent.replace_messages(restored.messages)
-        self.usage = SessionUsage()
-        for message in restored.display:
-            if isinstance(message, AssistantMessage):
-                self.usage.add(message)
+        self._count_usage(restored.messages)
         if restored.model is not None:
             found = self.registry.get(*restored.model)
             if found is not None:

@@ -16,10 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from picode.ai.models import ThinkingLevel, builtin_registry
 from picode.session.config_lines import Loc, dotted, key_lines, line_of, syntax_error_line
-from picode.session.paths import Paths, project_dir
-
-# Re-exported: these belong to the configuration's public face.
 from picode.session.config_providers import api_key_for, apply_providers, base_url_for
+from picode.session.paths import Paths, project_dir
 
 __all__ = [
     "CompactionSettings",
@@ -51,15 +49,15 @@ class _Section(BaseModel):
 
 class RetrySettings(_Section):
     enabled: bool = True
-    max_retries: int = Field(3, ge=0)
-    base_delay_ms: int = Field(2000, ge=0)
-    max_delay_ms: int = Field(60000, ge=0)
+    max_retries: int = Field(default=3, ge=0)
+    base_delay_ms: int = Field(default=2000, ge=0)
+    max_delay_ms: int = Field(default=60000, ge=0)
 
 
 class CompactionSettings(_Section):
     enabled: bool = True
-    reserve_tokens: int = Field(16384, ge=0)
-    keep_recent_tokens: int = Field(20000, ge=0)
+    reserve_tokens: int = Field(default=16384, ge=0)
+    keep_recent_tokens: int = Field(default=20000, ge=0)
 
 
 class TtsrSettings(_Section):
@@ -71,13 +69,17 @@ class EditGuardSettings(_Section):
     enabled: bool = True
 
 
+def _text_only() -> list[Literal["text", "image"]]:
+    return ["text"]
+
+
 class CustomModel(_Section):
     id: str = Field(min_length=1)
     name: str | None = None
-    context_window: int = Field(128000, gt=0)
-    max_tokens: int = Field(16384, gt=0)
+    context_window: int = Field(default=128000, gt=0)
+    max_tokens: int = Field(default=16384, gt=0)
     reasoning: bool = False
-    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])
+    input: list[Literal["text", "image"]] = Field(default_factory=_text_only)
     cost: dict[Literal["input", "output", "cache_read", "cache_write"], float] = Field(
         default_factory=dict
     )
@@ -268,9 +270,8 @@ def _deep_merge(into: dict[str, Any], source: dict[str, Any]) -> None:
 def _walk(data: Any, path: Loc) -> tuple[bool, Any]:
     node = data
     for part in path:
-        if isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
-            node = node[part]
-        elif isinstance(part, str) and isinstance(node, dict) and part in node:
+        in_list = isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node)
+        if in_list or (isinstance(part, str) and isinstance(node, dict) and part in node):
             node = node[part]
         else:
             return False, None

@@ -15,13 +15,12 @@ from typing import Any
 from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
-from picode.session.store import SessionFile, SessionStore
+from picode.session.store import BranchMessages, SessionFile, SessionStore
 
 
 @dataclass(slots=True)
 class Restored:
     messages: list[Message] = field(default_factory=list)  # the model context
-    display: list[Message] = field(default_factory=list)  # everything on the branch
     model: tuple[str, str] | None = None
     thinking: str | None = None
     fired_rules: list[str] = field(default_factory=list)
@@ -50,8 +49,10 @@ class SessionRecorder:
         self.persistent = True
         self._notice = notice
         self._entry_ids: dict[int, str] = {}
+        # What a UI renders: messages restored from the file (parsed lazily, so a huge
+        # session opens at once) followed by those recorded since.
+        self._restored: BranchMessages | None = None
         self._display: list[Message] = []
-        self._older: Callable[[int], list[Message]] | None = None
         self._model: Model | None = None
         self._thinking: str | None = None
 
@@ -60,6 +61,7 @@ class SessionRecorder:
     def open(self, spec: str | Path | None) -> Restored:
         self._entry_ids.clear()
         self._display = []
+        self._restored = None
         self.persistent = spec is not None
         self.file = None
         if spec is None or spec == "new":
@@ -82,10 +84,9 @@ class SessionRecorder:
         for message, entry_id in zip(context.messages, context.message_entry_ids, strict=False):
             if entry_id is not None:
                 self._entry_ids[id(message)] = entry_id
-        self._display = list(context.display_messages)
+        self._restored = context.display_messages
         return Restored(
             messages=drop_failed(list(context.messages)),
-            display=self._display,
             model=context.model,
             thinking=context.thinking,
             fired_rules=list(context.fired_rules),
@@ -96,8 +97,7 @@ class SessionRecorder:
         the restored state and that message's text, for the editor."""
         if self.file is None:
             raise ValueError("this session has no file to fork from")
-        entries = {entry.id: entry for entry in self.file.entries()}
-        entry = entries.get(entry_id)
+        entry = self.file.get_entry(entry_id)
         if entry is None or entry.type != "message":
             raise ValueError(f"no message entry {entry_id!r} in this session")
         from picode.ai.types import message_from_dict
@@ -162,11 +162,13 @@ class SessionRecorder:
             self.file.append_compaction(summary, entry_id, tokens_before, details)
 
     def last_compaction_details(self) -> dict[str, Any]:
-        if self.file is None:
+        file = self.file
+        if file is None:
             return {}
-        for entry in reversed(self.file.branch()):
-            if entry.type == "compaction":
-                details = entry.data.get("details")
+        for entry_id in reversed(file.branch_ids()):
+            if file.entry_type(entry_id) == "compaction":
+                entry = file.get_entry(entry_id)
+                details = entry.data.get("details") if entry is not None else None
                 return details if isinstance(details, dict) else {}
         return {}
 
@@ -200,21 +202,38 @@ class SessionRecorder:
     def name(self) -> str | None:
         return self.file.name if self.file is not None else None
 
+    @property
+    def display_count(self) -> int:
+        return len(self._restored or ()) + len(self._display)
+
+    def display_range(self, start: int, stop: int) -> list[Message]:
+        """Messages ``start:stop`` of everything on the branch, parsing only those."""
+        restored = self._restored
+        older = len(restored) if restored is not None else 0
+        out: list[Message] = []
+        if restored is not None and start < older:
+            out.extend(restored.range(start, min(stop, older)))
+        if stop > older:
+            out.extend(self._display[max(0, start - older) : stop - older])
+        return out
+
     def display_messages(self) -> list[Message]:
-        return list(self._display)
+        return self.display_range(0, self.display_count)
 
     def display_tail(self, n: int) -> list[Message]:
-        return self._display[-n:] if n > 0 else []
+        total = self.display_count
+        return self.display_range(max(0, total - n), total) if n > 0 else []
 
     def user_entries(self) -> list[tuple[str, str]]:
-        if self.file is None:
+        """(entry id, text) of each user message on the branch, for /fork."""
+        file = self.file
+        if file is None:
             return []
-        from picode.ai.types import message_from_dict
-
+        restored = self._restored
         out: list[tuple[str, str]] = []
-        for entry in self.file.branch():
-            if entry.type == "message" and entry.data.get("message", {}).get("role") == "user":
-                message = message_from_dict(entry.data["message"])
-                if isinstance(message, UserMessage):
-                    out.append((entry.id, message.text))
+        pairs = restored.with_ids() if restored is not None else []
+        recorded = [(self._entry_ids.get(id(m)), m) for m in self._display]
+        for entry_id, message in [*pairs, *recorded]:
+            if entry_id is not None and isinstance(message, UserMessage):
+                out.append((entry_id, message.text))
         return out

@@ -101,7 +101,8 @@ class RecoveryPlanner:
             return
         settings = self.session.settings
         event = update.event
-        index = len(self.session.messages) - 1
+        # Finished messages only: the one streaming now will land at this index.
+        index = len(self.session.messages)
         if settings.ttsr.enabled and self.rules:
             rule = self.matcher.feed(event)
             if rule is not None:
@@ -168,7 +169,8 @@ class RecoveryPlanner:
                 AutoRetryStart(attempt, self.retry.max_retries, delay, last.error_message or "")
             )
             self._drop_last_failure()
-            if not await self.session.wait_retry(delay) or self._cancelled:
+            # A listener may have aborted on AutoRetryStart itself, before the wait began.
+            if self._cancelled or not await self.session.wait_retry(delay) or self._cancelled:
                 await self.session.emit(AutoRetryEnd(False, attempt, "Retry cancelled"))
                 return
             await agent.continue_()

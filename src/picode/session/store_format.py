@@ -143,7 +143,7 @@ _SECRET = re.compile(
     r"|sk-proj-[A-Za-z0-9_-]{16,}"
     r"|sk-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{20,}"
     r"|AIza[0-9A-Za-z_-]{35}"
-    r")"
+    r")(?![A-Za-z0-9_-])"
 )
 REDACTED = "[redacted]"
 

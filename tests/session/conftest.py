@@ -1,0 +1,79 @@
+"""Helpers for AgentSession tests: a session on a FauxProvider inside a temp PICODE_HOME."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from picode.ai.models import builtin_registry
+from picode.ai.providers.faux import FauxProvider
+from picode.session.agent_session import AgentSession, SessionOptions
+from picode.session.config import Settings
+from picode.session.paths import resolve_paths
+
+
+class SessionHarness:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.cwd = root / "project"
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        self.paths = resolve_paths({"PICODE_HOME": str(self.home)})
+        self.events: list[Any] = []
+        self.providers: list[FauxProvider] = []
+
+    def faux(self, *turns: Any, **kwargs: Any) -> FauxProvider:
+        provider = FauxProvider(turns, **kwargs)
+        self.providers.append(provider)
+        return provider
+
+    async def open(
+        self, faux: FauxProvider, *, settings: Settings | None = None, **kwargs: Any
+    ) -> AgentSession:
+        options = SessionOptions(
+            cwd=kwargs.pop("cwd", self.cwd),
+            paths=self.paths,
+            settings=settings or Settings(),
+            registry=builtin_registry(),
+            model=faux.model,
+            load_extensions=kwargs.pop("load_extensions", False),
+            **kwargs,
+        )
+        session = await AgentSession.open(options)
+        session.subscribe(self.events.append)
+        return session
+
+    def of_type(self, kind: type) -> list[Any]:
+        return [event for event in self.events if isinstance(event, kind)]
+
+    def close(self) -> None:
+        for provider in self.providers:
+            provider.close()
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[SessionHarness]:
+    h = SessionHarness(tmp_path)
+    yield h
+    h.close()
+
+
+def run(coro: Any, timeout: float = 20.0) -> Any:
+    """Run a coroutine with a hard timeout so a hang fails the test instead of CI."""
+
+    async def guarded() -> Any:
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(guarded())
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.005)
+
+    await asyncio.wait_for(poll(), timeout)
