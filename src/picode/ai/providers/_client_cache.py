@@ -46,6 +46,25 @@ def cached_client(
     return client
 
 
+async def cached_client_async(
+    key: Hashable, create: Callable[[], T], close: Callable[[T], Awaitable[None]]
+) -> T:
+    """Like ``cached_client``, but a new client is built in a worker thread.
+
+    Loading CA certificates takes 100-250 ms on a slow disk (some SDKs build two SSL
+    contexts); on the loop thread that would freeze the UI at the first request.
+    """
+    loop = asyncio.get_running_loop()
+    per_loop = _clients.get(loop)
+    entry = per_loop.get(key) if per_loop is not None else None
+    if entry is not None:
+        client: T = entry[0]
+        return client
+    built = await asyncio.to_thread(create)
+    # Another request may have built one meanwhile; keep the first, so pools are shared.
+    return cached_client(key, lambda: built, close)
+
+
 async def close_clients() -> None:
     """Close every client made on the running loop (tests and shutdown)."""
     per_loop = _clients.pop(asyncio.get_running_loop(), None)
@@ -56,5 +75,5 @@ async def close_clients() -> None:
 async def _close_quietly(client: Any, close: Callable[[Any], Awaitable[None]]) -> None:
     try:
         await close(client)
-    except Exception:  # noqa: BLE001 - closing an idle pool must never fail a request
+    except Exception:  # closing an idle pool must never fail the caller
         pass

@@ -1,0 +1,395 @@
+"""The ``openai-responses`` provider: OpenAI's Responses API through the official SDK.
+
+The raw event stream (``responses.create(stream=True)``) is mapped output item by output
+item onto the builder. The SDK's helper stream is not used: it raises on incomplete and
+failed responses instead of handing them over. Events are dispatched on their ``type``
+string, because the SDK builds an event of a type it does not know into an arbitrary event
+class; such events are ignored.
+
+Requests are stateless (``store=False``): reasoning items come back with their
+``encrypted_content`` and are kept, as JSON, in the thinking block's signature so the next
+request can replay them verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from openai import APIError, AsyncOpenAI, Timeout
+
+from picode.ai.builder import MessageBuilder
+from picode.ai.models import Model, reasoning_effort
+from picode.ai.partial_json import parse_streaming_json
+from picode.ai.providers._client import base_url_for, request_headers, resolve_api_key
+from picode.ai.providers._client_cache import cached_client_async
+from picode.ai.providers._openai_responses_history import convert_input
+from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
+from picode.ai.types import Context, TextContent, ThinkingContent
+
+API = "openai-responses"
+SUMMARY_SEPARATOR = "\n\n"
+
+
+async def produce(
+    model: Model, context: Context, options: StreamOptions, out: MessageBuilder
+) -> None:
+    client = await _client(model, options)
+    params = build_params(model, context, options)
+    stream = await client.responses.create(**params, stream=True)
+    state = _StreamState(out)
+    async with stream:
+        try:
+            async for event in stream:
+                if state.handle(event):
+                    # A terminal event: nothing after it matters, and waiting for the
+                    # server to close the body would only delay the turn.
+                    break
+        except APIError as exc:
+            # The SDK raises a bare APIError for an ``error`` event shaped
+            # {"error": {...}}; word it like the flat shape.
+            if type(exc) is not APIError or not isinstance(exc.body, dict):
+                raise
+            out.fail(error_text(exc.body))
+
+
+async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
+    api_key = resolve_api_key(model, options, env_names=("OPENAI_API_KEY",))
+    base_url = base_url_for(model, options)
+    headers = request_headers(model, options)
+    idle = options.resolved_idle_timeout()
+    key = (API, api_key, base_url, tuple(sorted(headers.items())), idle)
+
+    def make() -> AsyncOpenAI:
+        return AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=Timeout(idle, connect=min(idle, DEFAULT_CONNECT_TIMEOUT_S)),
+            default_headers=headers,
+        )
+
+    return await cached_client_async(key, make, AsyncOpenAI.close)
+
+
+def error_text(error: Any) -> str:
+    """``code: message`` from an error object or mapping, whichever shape it came in."""
+    if isinstance(error, dict):
+        nested = error.get("error")
+        if isinstance(nested, dict):
+            error = nested
+        code, message = error.get("code"), error.get("message")
+    else:
+        code, message = getattr(error, "code", None), getattr(error, "message", None)
+    message = str(message).strip() if message else ""
+    if code and message:
+        return f"{code}: {message}"
+    return message or (str(code) if code else "The server reported an error")
+
+
+# --- request ---------------------------------------------------------------------------
+
+
+def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """Keyword arguments for ``responses.create`` (without ``stream``)."""
+    params: dict[str, Any] = {
+        "model": model.id,
+        "input": convert_input(context, model),
+        "store": False,
+        "max_output_tokens": options.resolved_max_tokens(model),
+    }
+    if context.system_prompt:
+        params["instructions"] = context.system_prompt
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if context.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": _object_schema(tool.parameters),
+                # picode's schemas are ordinary JSON Schema, not the strict subset.
+                "strict": False,
+            }
+            for tool in context.tools
+        ]
+    effort = reasoning_effort(model, options.thinking)
+    if effort is not None:
+        params["reasoning"] = {"effort": effort, "summary": "auto"}
+    if model.reasoning:
+        # Without stored responses, reasoning survives a turn only as encrypted content.
+        params["include"] = ["reasoning.encrypted_content"]
+    if options.session_id:
+        params["prompt_cache_key"] = options.session_id
+    return params
+
+
+def _object_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+    if parameters.get("type") == "object":
+        return parameters
+    return {"properties": {}, **parameters, "type": "object"}
+
+
+def reasoning_signature(item: Any) -> str | None:
+    """A finished reasoning item as the JSON kept in ``thinking_signature``."""
+    item_id = getattr(item, "id", None)
+    if not item_id:
+        return None
+    summary = [
+        {"type": "summary_text", "text": getattr(part, "text", "") or ""}
+        for part in getattr(item, "summary", None) or ()
+    ]
+    stored = {
+        "type": "reasoning",
+        "id": item_id,
+        "summary": summary,
+        "encrypted_content": getattr(item, "encrypted_content", None),
+    }
+    return json.dumps(stored, ensure_ascii=False)
+
+
+# --- response --------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Item:
+    """One output item being streamed: which picode block it feeds and what arrived."""
+
+    kind: str  # "thinking" | "text" | "toolCall"
+    index: int
+    summary_index: int = -1
+    #: Content parts (text) that received deltas; a ``.done`` for any other fills it in.
+    parts_with_deltas: set[int] = field(default_factory=set)
+    arguments_streamed: bool = False
+    done_arguments: str | None = None
+
+
+class _StreamState:
+    """Maps one response's raw events onto the builder."""
+
+    __slots__ = ("handlers", "items", "out")
+
+    def __init__(self, out: MessageBuilder) -> None:
+        self.out = out
+        #: output_index -> item; items of kinds we do not map are absent.
+        self.items: dict[int, _Item] = {}
+        self.handlers: dict[str, Callable[[Any], bool | None]] = {
+            "response.created": self._created,
+            "response.in_progress": self._created,
+            "response.queued": self._created,
+            "response.output_item.added": self._item_added,
+            "response.reasoning_summary_text.delta": self._summary_delta,
+            "response.reasoning_summary_text.done": self._summary_done,
+            "response.reasoning_text.delta": self._reasoning_text_delta,
+            "response.output_text.delta": self._text_delta,
+            "response.refusal.delta": self._text_delta,
+            "response.output_text.done": self._text_done,
+            "response.refusal.done": self._refusal_done,
+            "response.function_call_arguments.delta": self._arguments_delta,
+            "response.function_call_arguments.done": self._arguments_done,
+            "response.output_item.done": self._item_done,
+            "response.completed": self._terminal,
+            "response.incomplete": self._terminal,
+            "response.failed": self._terminal,
+            "response.cancelled": self._terminal,
+            "error": self._error,
+        }
+
+    def handle(self, event: Any) -> bool:
+        """Apply one event; True once the response has ended."""
+        handler = self.handlers.get(getattr(event, "type", ""))
+        return bool(handler(event)) if handler is not None else False
+
+    # --- items ---
+
+    def _created(self, event: Any) -> None:
+        response = getattr(event, "response", None)
+        response_id = getattr(response, "id", None)
+        if response_id:
+            self.out.message.response_id = response_id
+        self.out.start()
+
+    def _item_added(self, event: Any) -> None:
+        item = getattr(event, "item", None)
+        item_type = getattr(item, "type", None)
+        output_index = getattr(event, "output_index", -1)
+        out = self.out
+        if item_type == "reasoning":
+            self.items[output_index] = _Item("thinking", out.thinking_start())
+        elif item_type == "message":
+            item_id = getattr(item, "id", None)
+            index = out.text_start(item_id if isinstance(item_id, str) and item_id else None)
+            self.items[output_index] = _Item("text", index)
+        elif item_type == "function_call":
+            call_id = getattr(item, "call_id", None) or getattr(item, "id", None) or ""
+            item_id = getattr(item, "id", None)
+            full_id = f"{call_id}|{item_id}" if item_id and item_id != call_id else call_id
+            index = out.toolcall_start(full_id, getattr(item, "name", "") or "")
+            state = _Item("toolCall", index)
+            arguments = getattr(item, "arguments", None)
+            if isinstance(arguments, str) and arguments:
+                state.done_arguments = arguments
+            self.items[output_index] = state
+
+    def _entry(self, event: Any, kind: str) -> _Item | None:
+        entry = self.items.get(getattr(event, "output_index", -1))
+        return entry if entry is not None and entry.kind == kind else None
+
+    def _summary_part(self, entry: _Item, summary_index: int) -> None:
+        """Separate summary parts by a blank line, once per new part."""
+        if entry.summary_index == summary_index:
+            return
+        entry.summary_index = summary_index
+        block = self.out.message.content[entry.index]
+        if isinstance(block, ThinkingContent) and block.thinking:
+            self.out.thinking_delta(entry.index, SUMMARY_SEPARATOR)
+
+    def _summary_delta(self, event: Any) -> None:
+        entry = self._entry(event, "thinking")
+        if entry is not None:
+            self._summary_part(entry, getattr(event, "summary_index", 0))
+            self.out.thinking_delta(entry.index, _delta(event))
+
+    def _summary_done(self, event: Any) -> None:
+        entry = self._entry(event, "thinking")
+        summary_index = getattr(event, "summary_index", 0)
+        if entry is not None and entry.summary_index != summary_index:
+            # A part that streamed no deltas: its text arrives whole here.
+            self._summary_part(entry, summary_index)
+            self.out.thinking_delta(entry.index, getattr(event, "text", "") or "")
+
+    def _reasoning_text_delta(self, event: Any) -> None:
+        entry = self._entry(event, "thinking")
+        if entry is not None:
+            self.out.thinking_delta(entry.index, _delta(event))
+
+    def _text_delta(self, event: Any) -> None:
+        entry = self._entry(event, "text")
+        if entry is not None:
+            entry.parts_with_deltas.add(getattr(event, "content_index", 0))
+            self.out.text_delta(entry.index, _delta(event))
+
+    def _text_done(self, event: Any) -> None:
+        self._part_done(event, getattr(event, "text", None))
+
+    def _refusal_done(self, event: Any) -> None:
+        self._part_done(event, getattr(event, "refusal", None))
+
+    def _part_done(self, event: Any, text: str | None) -> None:
+        entry = self._entry(event, "text")
+        part = getattr(event, "content_index", 0)
+        if entry is not None and part not in entry.parts_with_deltas and text:
+            entry.parts_with_deltas.add(part)
+            self.out.text_delta(entry.index, text)
+
+    def _arguments_delta(self, event: Any) -> None:
+        entry = self._entry(event, "toolCall")
+        delta = _delta(event)
+        if entry is not None and delta:
+            entry.arguments_streamed = True
+            self.out.toolcall_delta(entry.index, delta)
+
+    def _arguments_done(self, event: Any) -> None:
+        entry = self._entry(event, "toolCall")
+        arguments = getattr(event, "arguments", None)
+        if entry is not None and isinstance(arguments, str) and arguments:
+            entry.done_arguments = arguments
+
+    def _item_done(self, event: Any) -> None:
+        entry = self.items.pop(getattr(event, "output_index", -1), None)
+        if entry is None:
+            return
+        item = getattr(event, "item", None)
+        out = self.out
+        if entry.kind == "thinking":
+            block = out.message.content[entry.index]
+            if isinstance(block, ThinkingContent) and not block.thinking:
+                texts = [getattr(p, "text", "") for p in getattr(item, "summary", None) or ()]
+                out.thinking_delta(entry.index, SUMMARY_SEPARATOR.join(t for t in texts if t))
+            signature = reasoning_signature(item)
+            if signature is not None:
+                out.thinking_signature(entry.index, signature, append=False)
+            out.thinking_end(entry.index)
+        elif entry.kind == "text":
+            block = out.message.content[entry.index]
+            if isinstance(block, TextContent) and not block.text:
+                out.text_delta(entry.index, _message_text(item))
+            out.text_end(entry.index)
+        elif entry.arguments_streamed:
+            out.toolcall_end(entry.index)
+        else:
+            final = getattr(item, "arguments", None)
+            arguments = final if isinstance(final, str) and final else entry.done_arguments
+            out.toolcall_end(entry.index, parse_streaming_json(arguments))
+
+    # --- endings ---
+
+    def _terminal(self, event: Any) -> bool:
+        response = getattr(event, "response", None)
+        out = self.out
+        response_id = getattr(response, "id", None)
+        if response_id:
+            out.message.response_id = response_id
+        self._usage(getattr(response, "usage", None))
+        status = getattr(response, "status", None) or event.type.removeprefix("response.")
+        if status == "completed":
+            out.finish("stop")
+        elif status == "incomplete":
+            details = getattr(response, "incomplete_details", None)
+            reason = getattr(details, "reason", None)
+            if reason == "content_filter":
+                out.message.error_message = "The response was stopped by the content filter"
+                out.finish("error")
+            else:
+                out.finish("length")
+        elif status == "failed":
+            error = getattr(response, "error", None)
+            out.message.error_message = (
+                error_text(error) if error is not None else "The response failed"
+            )
+            out.finish("error")
+        elif status == "cancelled":
+            out.message.error_message = "The response was cancelled by the server"
+            out.finish("error")
+        else:
+            # A status this code does not know; the response did end, so treat it as done.
+            out.finish("stop")
+        return True
+
+    def _error(self, event: Any) -> bool:
+        self.out.fail(error_text(event))
+        return True
+
+    def _usage(self, usage: Any) -> None:
+        if usage is None:
+            return
+        details = getattr(usage, "input_tokens_details", None)
+        cached = getattr(details, "cached_tokens", 0) or 0
+        written = getattr(details, "cache_write_tokens", 0) or 0
+        total_input = getattr(usage, "input_tokens", 0) or 0
+        self.out.set_usage(
+            input=total_input - cached - written,
+            output=getattr(usage, "output_tokens", 0) or 0,
+            cache_read=cached,
+            cache_write=written,
+        )
+
+
+def _delta(event: Any) -> str:
+    delta = getattr(event, "delta", None)
+    return delta if isinstance(delta, str) else ""
+
+
+def _message_text(item: Any) -> str:
+    """All text of a finished message item (output text and refusals)."""
+    parts: list[str] = []
+    for part in getattr(item, "content", None) or ():
+        text = getattr(part, "text", None)
+        if text is None:
+            text = getattr(part, "refusal", None)
+        if isinstance(text, str):
+            parts.append(text)
+    return "".join(parts)

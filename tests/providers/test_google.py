@@ -1,0 +1,412 @@
+"""google-generative-ai through the real google-genai SDK against a wire-faithful local server."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+
+from picode.ai.events import StartEvent, TextDeltaEvent
+from picode.ai.models import Model, ModelCost
+from picode.ai.providers.google_generative_ai import SYNTHETIC_ID_PREFIX
+from picode.ai.stream import StreamOptions
+from picode.ai.types import (
+    Context,
+    TextContent,
+    ThinkingContent,
+    Tool,
+    ToolCall,
+)
+from tests.providers.sdk_streaming import (
+    run,
+    simple_context,
+    stream_all,
+    stream_then_abort,
+    wait_closed,
+)
+from tests.wire.gemini_protocol import GeminiStream, api_error, function_call, text, usage
+from tests.wire.server import Cut, Stall, WireServer
+
+READ_TOOL = Tool(
+    "read",
+    "Read a file",
+    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
+SIG_A = base64.b64encode(b"signature-a").decode()
+SIG_B = base64.b64encode(b"signature-b").decode()
+SIG_C = base64.b64encode(b"signature-c").decode()
+
+
+def make_model(wire: WireServer, **overrides: Any) -> Model:
+    fields: dict[str, Any] = {
+        "id": "gemini-test",
+        "name": "Gemini test",
+        "api": "google-generative-ai",
+        "provider": "google",
+        "base_url": wire.url,
+        "reasoning": True,
+        "input": ("text", "image"),
+        "cost": ModelCost(input=1.0, output=4.0, cache_read=0.25),
+    }
+    fields.update(overrides)
+    return Model(**fields)
+
+
+def camel(value: Any) -> Any:
+    """JSON with camelCase keys: the API takes both spellings and the SDK sends a mix."""
+    if isinstance(value, dict):
+        return {_camel_key(k): camel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [camel(v) for v in value]
+    return value
+
+
+def _camel_key(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
+def options(**overrides: Any) -> StreamOptions:
+    return StreamOptions(api_key="g-key", **overrides)
+
+
+def stream(wire: WireServer, context: Context | None = None, **option_fields: Any) -> Any:
+    model = make_model(wire)
+    return run(lambda: stream_all(model, context or simple_context(), options(**option_fields)))
+
+
+# --- happy paths ------------------------------------------------------------------------
+
+
+def test_text_reply_events_usage_and_request(wire: WireServer) -> None:
+    script = GeminiStream(response_id="r-7").chunk(text("Hel")).chunk(text("lo"))
+    script.chunk(text(" there"), finish="STOP", usage_=usage(1000, 30, thoughts=10, cached=400))
+    wire.enqueue(script.response())
+
+    outcome = stream(wire)
+
+    assert outcome.shape == ["start", "text_start", "text_delta", "text_end", "done"]
+    message = outcome.message
+    assert message.content == [TextContent("Hello there")]
+    assert message.stop_reason == "stop"
+    assert message.response_id == "r-7"
+    usage_ = message.usage
+    assert (usage_.input, usage_.output, usage_.cache_read) == (600, 40, 400)
+    assert usage_.cost.total == pytest.approx((600 * 1 + 40 * 4 + 400 * 0.25) / 1e6)
+    assert not usage_.estimated
+
+    request = wire.requests[0]
+    assert request.method == "POST"
+    assert request.path.endswith("/models/gemini-test:streamGenerateContent?alt=sse")
+    assert request.headers["x-goog-api-key"] == "g-key"
+    body = request.json
+    assert body["contents"] == [{"role": "user", "parts": [{"text": "Hello"}]}]
+    assert body["systemInstruction"]["parts"] == [{"text": "Be brief."}]
+    assert "thinkingConfig" not in body["generationConfig"]
+    assert len(wire.requests) == 1
+
+
+def test_thinking_then_text_with_signatures_on_their_blocks(wire: WireServer) -> None:
+    script = GeminiStream()
+    script.chunk(text("Let me ", thought=True))
+    script.chunk(text("think.", thought=True, signature=SIG_A))
+    script.chunk(text("Answer", signature=SIG_B))
+    script.chunk(text("!"), finish="STOP", usage_=usage(10, 2, thoughts=5))
+    wire.enqueue(script.response())
+
+    outcome = stream(wire, thinking="medium")
+
+    assert outcome.shape == [
+        "start",
+        *("thinking_start", "thinking_delta", "thinking_end"),
+        *("text_start", "text_delta", "text_end"),
+        "done",
+    ]
+    assert outcome.message.content == [
+        ThinkingContent("Let me think.", SIG_A),
+        TextContent("Answer!", SIG_B),
+    ]
+    thinking_config = camel(wire.requests[0].json["generationConfig"]["thinkingConfig"])
+    assert thinking_config == {"includeThoughts": True, "thinkingBudget": 8192}
+
+
+def test_alternating_parts_open_a_new_block_each_time(wire: WireServer) -> None:
+    script = GeminiStream()
+    script.chunk(text("a", thought=True), text("b"), text("c", thought=True))
+    script.chunk(text("d"), finish="STOP")
+    wire.enqueue(script.response())
+
+    outcome = stream(wire)
+
+    kinds = [type(block).__name__ for block in outcome.message.content]
+    assert kinds == ["ThinkingContent", "TextContent", "ThinkingContent", "TextContent"]
+    assert outcome.shape.count("thinking_end") == 2
+    assert outcome.shape.count("text_end") == 2
+
+
+def test_function_call_is_complete_at_once(wire: WireServer) -> None:
+    script = GeminiStream().chunk(text("Reading."))
+    script.chunk(
+        function_call("read", {"path": "src/main.py"}, call_id="fc-1", signature=SIG_C),
+        finish="STOP",
+    )
+    wire.enqueue(script.response())
+
+    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+
+    assert outcome.shape == [
+        *("start", "text_start", "text_delta", "text_end"),
+        *("toolcall_start", "toolcall_delta", "toolcall_end"),
+        "done",
+    ]
+    assert outcome.terminal.reason == "toolUse"
+    assert outcome.message.tool_calls == [ToolCall("fc-1", "read", {"path": "src/main.py"}, SIG_C)]
+    assert outcome.deltas(1) == '{"path": "src/main.py"}'
+    declaration = camel(wire.requests[0].json["tools"][0]["functionDeclarations"][0])
+    assert declaration == {
+        "name": "read",
+        "description": "Read a file",
+        "parametersJsonSchema": READ_TOOL.parameters,
+    }
+
+
+def test_parallel_same_name_calls_without_ids_get_distinct_ids(wire: WireServer) -> None:
+    script = GeminiStream().chunk(
+        function_call("read", {"path": "a.py"}),
+        function_call("read", {"path": "b.py"}),
+        function_call("read"),
+        finish="STOP",
+    )
+    wire.enqueue(script.response())
+
+    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+
+    calls = outcome.message.tool_calls
+    assert [call.arguments for call in calls] == [{"path": "a.py"}, {"path": "b.py"}, {}]
+    ids = [call.id for call in calls]
+    assert len(set(ids)) == 3
+    assert all(call_id.startswith(SYNTHETIC_ID_PREFIX) for call_id in ids)
+    assert outcome.message.stop_reason == "toolUse"
+
+
+def test_repeated_server_ids_are_made_unique(wire: WireServer) -> None:
+    script = GeminiStream().chunk(
+        function_call("read", {"path": "a"}, call_id="same"),
+        function_call("read", {"path": "b"}, call_id="same"),
+        finish="STOP",
+    )
+    wire.enqueue(script.response())
+
+    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+
+    ids = [call.id for call in outcome.message.tool_calls]
+    assert ids[0] == "same"
+    assert ids[1] != "same"
+
+
+def test_unicode_survives_bytes_split_inside_characters(wire: WireServer) -> None:
+    reply = "हिन्दी में जवाब 🙂👍🏾 done"
+    script = GeminiStream().chunk(text(reply[:6])).chunk(text(reply[6:]), finish="STOP")
+    pieces: list[bytes | str] = []
+    for chunk in script.chunks:
+        data = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+        assert isinstance(data, bytes)
+        pieces.extend([data[: len(data) // 2 + 1], data[len(data) // 2 + 1 :]])
+    wire.enqueue(GeminiStream().raw(*pieces).response())
+
+    outcome = stream(wire, simple_context("नमस्ते 😀"))
+
+    assert outcome.message.text == reply
+    assert wire.requests[0].json["contents"][0]["parts"][0]["text"] == "नमस्ते 😀"
+
+
+# --- finish reasons ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("finish", "reason", "error_part"),
+    [
+        ("STOP", "stop", None),
+        ("MAX_TOKENS", "length", None),
+        ("FINISH_REASON_UNSPECIFIED", "stop", None),
+        ("SAFETY", "error", "safety filters (finish reason SAFETY)"),
+        ("RECITATION", "error", "recited source material (finish reason RECITATION)"),
+        ("PROHIBITED_CONTENT", "error", "prohibited content"),
+        ("BLOCKLIST", "error", "blocklisted term"),
+        ("SPII", "error", "sensitive personal information"),
+        ("MALFORMED_FUNCTION_CALL", "error", "malformed function call"),
+        ("OTHER", "error", "unspecified reason"),
+        ("SOMETHING_NEW_2031", "stop", None),
+    ],
+)
+def test_finish_reasons_map_to_stop_reasons(
+    wire: WireServer, finish: str, reason: str, error_part: str | None
+) -> None:
+    script = GeminiStream().chunk(text("partial")).chunk(finish=finish, usage_=usage(5, 1))
+    wire.enqueue(script.response())
+
+    outcome = stream(wire)
+
+    assert outcome.terminal.reason == reason
+    assert outcome.message.text == "partial"
+    if error_part is None:
+        assert outcome.message.error_message is None
+        assert outcome.message.stop_reason == reason
+    else:
+        assert error_part in (outcome.message.error_message or "")
+        assert outcome.message.stop_reason == "error"
+
+
+def test_blocked_prompt_is_an_error(wire: WireServer) -> None:
+    wire.enqueue(GeminiStream().blocked("SAFETY", "Unsafe request").response())
+
+    outcome = stream(wire)
+
+    assert outcome.shape == ["start", "error"]
+    assert outcome.message.stop_reason == "error"
+    assert outcome.message.error_message == (
+        "The prompt was blocked by Gemini (block reason SAFETY): Unsafe request"
+    )
+    assert outcome.message.usage.input == 12
+
+
+def test_stream_without_finish_reason_is_an_error(wire: WireServer) -> None:
+    wire.enqueue(GeminiStream().chunk(text("cut")).chunk(text(" short")).response())
+
+    outcome = stream(wire)
+
+    assert outcome.terminal.reason == "error"
+    assert outcome.message.text == "cut short"
+    assert "ended" in (outcome.message.error_message or "")
+
+
+# --- failures ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        (
+            api_error(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT"),
+            "400 Bad request: API key not valid. Please pass a valid API key.",
+        ),
+        (
+            api_error(401, "Request had invalid authentication credentials.", "UNAUTHENTICATED"),
+            "401 Unauthorized (check the API key): Request had invalid authentication credentials.",
+        ),
+        (
+            api_error(404, "models/gemini-test is not found", "NOT_FOUND"),
+            "404 Not found (check the model id and base URL): models/gemini-test is not found",
+        ),
+        (
+            api_error(
+                429,
+                "Resource has been exhausted (e.g. check quota).",
+                "RESOURCE_EXHAUSTED",
+                details=[
+                    {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "17s"}
+                ],
+            ),
+            "429 Rate limited: Resource has been exhausted (e.g. check quota). (retry after 17 s)",
+        ),
+        (
+            api_error(429, "Quota exceeded", "RESOURCE_EXHAUSTED", headers={"retry-after": "4"}),
+            "429 Rate limited: Quota exceeded (retry after 4 s)",
+        ),
+        (
+            api_error(500, "Internal error encountered.", "INTERNAL"),
+            "500 Server error: Internal error encountered.",
+        ),
+        (
+            api_error(503, "The model is overloaded.", "UNAVAILABLE"),
+            "503 Service unavailable: The model is overloaded.",
+        ),
+        (api_error(529, "Overloaded", "UNAVAILABLE"), "529 Overloaded"),
+    ],
+    ids=["400", "401", "404", "429-retry-info", "429-header", "500", "503", "529"],
+)
+def test_http_errors_before_the_stream_give_one_error_event(
+    wire: WireServer, response: Any, expected: str
+) -> None:
+    wire.enqueue(response)
+
+    outcome = stream(wire)
+
+    assert outcome.shape == ["error"]
+    assert not any(isinstance(e, StartEvent) for e in outcome.events)
+    assert outcome.message.error_message == expected
+    assert outcome.message.content == []
+    assert len(wire.requests) == 1  # the SDK does not retry
+
+
+def test_error_chunk_mid_stream_keeps_partial_content(wire: WireServer) -> None:
+    script = GeminiStream().chunk(text("Half "))
+    script.error(503, "The service is currently unavailable.", "UNAVAILABLE")
+    wire.enqueue(script.response())
+
+    outcome = stream(wire)
+
+    assert outcome.terminal.reason == "error"
+    assert outcome.message.text == "Half "
+    assert outcome.message.error_message == (
+        "503 Service unavailable: The service is currently unavailable."
+    )
+    assert outcome.shape[-1] == "error"
+    assert outcome.shape.count("error") == 1
+
+
+def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
+    wire.enqueue(GeminiStream().chunk(text("Some ")).chunk(text("text")).raw(Cut()).response())
+
+    outcome = stream(wire)
+
+    assert outcome.terminal.reason == "error"
+    assert outcome.message.text == "Some text"
+    assert "connection" in (outcome.message.error_message or "").lower()
+    assert outcome.message.usage.estimated
+
+
+def test_abort_mid_stream_closes_the_connection_and_keeps_partial(wire: WireServer) -> None:
+    wire.enqueue(GeminiStream().chunk(text("streaming...")).raw(Stall()).response())
+    model = make_model(wire)
+
+    async def abort_and_watch() -> tuple[Any, bool]:
+        outcome, _ = await stream_then_abort(
+            model, simple_context(), abort_after=TextDeltaEvent, options=options()
+        )
+        # Checked before the test closes its SDK clients, so only the abort can close it.
+        return outcome, await wait_closed(wire.requests[0], 5.0)
+
+    outcome, closed = run(abort_and_watch)
+
+    assert closed
+    assert outcome.terminal.reason == "aborted"
+    assert outcome.message.stop_reason == "aborted"
+    assert outcome.message.text == "streaming..."
+
+
+def test_idle_timeout_fails_a_silent_stream(wire: WireServer) -> None:
+    wire.enqueue(GeminiStream().chunk(text("waiting")).raw(Stall()).response())
+
+    outcome = stream(wire, idle_timeout=0.3)
+
+    assert outcome.terminal.reason == "error"
+    assert "timed out" in (outcome.message.error_message or "").lower()
+    assert outcome.message.text == "waiting"
+    # The server-side deadline is not tied to the idle timeout.
+    assert wire.requests[0].headers["x-server-timeout"] == "3600"
+
+
+def test_missing_api_key_names_the_variables(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    model = make_model(wire)
+
+    outcome = run(lambda: stream_all(model, simple_context(), StreamOptions()))
+
+    assert outcome.shape == ["error"]
+    assert "GEMINI_API_KEY" in (outcome.message.error_message or "")
+    assert wire.requests == []
