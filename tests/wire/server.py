@@ -135,13 +135,14 @@ class WireServer:
 
     def stop(self) -> None:
         self._stopping.set()
-        try:
-            self._listener.close()
-        except OSError:
-            pass
-        for conn in list(self._connections):
+        # shutdown() wakes threads blocked in accept()/recv(); close() alone does not.
+        for sock in (self._listener, *self._connections):
             try:
-                conn.close()
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            try:
+                sock.close()
             except OSError:
                 pass
         for thread in self._threads:

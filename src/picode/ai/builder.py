@@ -125,6 +125,17 @@ class MessageBuilder:
             self._materialise_arguments(index)
         self._open.clear()
         self._complete_usage()
+        usage = message.usage
+        if not usage.estimated:
+            # A cut stream leaves output usage at its last report (often message_start's);
+            # what actually arrived is a better figure.
+            estimated = estimate_usage(Context(), message).output
+            if estimated > usage.output:
+                usage.output = estimated
+                usage.total_tokens = (
+                    usage.input + usage.output + usage.cache_read + usage.cache_write
+                )
+                calculate_cost(self.model, usage)
         self._emit(ErrorEvent("aborted" if aborted else "error", message))
 
     # --- blocks ------------------------------------------------------------------------

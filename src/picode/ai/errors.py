@@ -31,6 +31,21 @@ _STATUS_TEXT = {
     529: "Overloaded",
 }
 
+#: Error ``type`` values in API error bodies, for errors that carry no useful HTTP status
+#: (an ``error`` event in the middle of a 200 stream).
+_ERROR_TYPES = {
+    "overloaded_error": "Overloaded",
+    "rate_limit_error": "Rate limited",
+    "api_error": "Server error",
+    "server_error": "Server error",
+    "invalid_request_error": "Bad request",
+    "authentication_error": "Unauthorized",
+    "permission_error": "Forbidden",
+    "not_found_error": "Not found",
+    "request_too_large": "Request too large",
+    "timeout_error": "Timed out",
+}
+
 _OVERFLOW_PATTERNS = re.compile(
     "|".join(
         [
@@ -154,16 +169,25 @@ def format_error_message(
     headers: Mapping[str, str] | None = None,
 ) -> str:
     """One readable line: ``429 Rate limited: <server text> (retry after 7 s)``."""
+    label: str | None = None
     if exc is not None:
         status = status if status is not None else _status_of(exc)
         headers = headers if headers is not None else _headers_of(exc)
         body_message = body_message or _body_message_of(exc)
+        label = _ERROR_TYPES.get(_error_type_of(exc) or "")
+    if status is not None and 200 <= status < 300:
+        # An error event inside a 200 stream: the status says nothing about the failure.
+        status = None
     parts: list[str] = []
     if status:
         parts.append(f"{status} {_STATUS_TEXT.get(status, 'HTTP error')}")
+    elif label:
+        parts.append(label)
     detail = (body_message or "").strip()
     if not detail and exc is not None:
         detail = _describe_exception(exc)
+    if detail and status is None and exc is not None:
+        detail = _with_cause(detail, exc)
     if detail and (not parts or detail.lower() not in parts[0].lower()):
         parts.append(detail)
     text = ": ".join(parts) if parts else "Unknown error"
@@ -217,12 +241,32 @@ def _describe_exception(exc: BaseException) -> str:
     lowered = name.lower()
     if "timeout" in lowered:
         return f"Request timed out{': ' + text if text and 'timed out' not in text else ''}"
-    if "connection" in lowered or isinstance(exc, ConnectionError):
+    if (
+        "connect" in lowered
+        or "protocol" in lowered
+        or lowered in ("readerror", "writeerror", "networkerror")
+        or isinstance(exc, ConnectionError)
+    ):
         if not text:
             return "Connection error"
         # Some SDKs' text already says "Connection error."; don't say it twice.
         return text if text.lower().startswith("connection error") else f"Connection error: {text}"
+    if name == "JSONDecodeError":
+        return f"Malformed data in the server's response ({text})"
     return f"{name}: {text}" if text else name
+
+
+def _with_cause(detail: str, exc: BaseException) -> str:
+    """SDKs wrap transport failures in a generic "Connection error."; name the cause."""
+    cause = exc.__cause__ or exc.__context__
+    for _ in range(3):
+        if cause is None:
+            return detail
+        text = str(cause).strip()
+        if text and text.lower() not in detail.lower():
+            return f"{detail.rstrip('.')}: {text}"
+        cause = cause.__cause__ or cause.__context__
+    return detail
 
 
 def _status_of(exc: BaseException) -> int | None:
@@ -233,6 +277,17 @@ def _status_of(exc: BaseException) -> int | None:
     response = getattr(exc, "response", None)
     value = getattr(response, "status_code", None)
     return value if isinstance(value, int) and value >= 400 else None
+
+
+def _error_type_of(exc: BaseException) -> str | None:
+    body: Any = getattr(exc, "body", None)
+    if isinstance(body, Mapping):
+        error = body.get("error")
+        found = error.get("type") if isinstance(error, Mapping) else body.get("type")
+        if isinstance(found, str):
+            return found
+    found = getattr(exc, "type", None)
+    return found if isinstance(found, str) else None
 
 
 def _headers_of(exc: BaseException) -> Mapping[str, str] | None:

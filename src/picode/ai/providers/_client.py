@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 #: Sent to servers that need no key (local OpenAI-compatible servers); the SDKs insist on one.
 PLACEHOLDER_API_KEY = "picode-no-key"
 
+
 class MissingApiKeyError(ValueError):
     """No API key was configured for a provider that needs one."""
 

@@ -41,9 +41,8 @@ from picode.ai.types import (
 )
 
 API = "anthropic-messages"
-EPHEMERAL = {"type": "ephemeral"}
 
-#: Models that reject a manual thinking budget and think adaptively instead.
+#: Models on which a manual thinking budget is deprecated in favour of adaptive thinking.
 ADAPTIVE_THINKING_PREFIXES = ("claude-opus-4-6", "claude-mythos")
 
 CONTEXT_OVERFLOW_MESSAGE = (
@@ -64,7 +63,7 @@ async def produce(
 
 
 def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
-    api_key = resolve_api_key(model, options, env_names=("ANTHROPIC_API_KEY",))
+    api_key = resolve_api_key(model, options)
     base_url = base_url_for(model, options)
     headers = request_headers(model, options)
     idle = options.resolved_idle_timeout()
@@ -95,7 +94,7 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
     }
     if context.system_prompt:
         params["system"] = [
-            {"type": "text", "text": context.system_prompt, "cache_control": EPHEMERAL}
+            {"type": "text", "text": context.system_prompt, "cache_control": {"type": "ephemeral"}}
         ]
     if context.tools:
         params["tools"] = [
@@ -162,7 +161,7 @@ def _mark_cache_breakpoint(messages: list[dict[str, Any]]) -> None:
     """Cache everything up to the newest user turn, so the next request reads it back."""
     for message in reversed(messages):
         if message["role"] == "user" and message["content"]:
-            message["content"][-1]["cache_control"] = EPHEMERAL
+            message["content"][-1]["cache_control"] = {"type": "ephemeral"}
             return
 
 

@@ -1,0 +1,390 @@
+"""The ``openai-completions`` provider: Chat Completions through the official OpenAI SDK.
+
+Meant for OpenAI-compatible servers (Ollama, vLLM, llama.cpp, OpenRouter, ...), so it reads
+what those servers actually send: reasoning under ``reasoning_content`` or ``reasoning``,
+tool calls keyed by index with the id and name on the first fragment only, usage on a
+chunk with no choices, and an ``{"error": ...}`` chunk for failures mid-stream.
+
+The SDK swallows ``[DONE]``, so the finish reason is this API's end marker: a stream that
+stops before any choice carried one ends as an error.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import secrets
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from openai import AsyncOpenAI, Timeout
+
+from picode.ai.builder import MessageBuilder
+from picode.ai.models import Model, reasoning_effort
+from picode.ai.providers._client import (
+    PLACEHOLDER_API_KEY,
+    base_url_for,
+    request_headers,
+    resolve_api_key,
+)
+from picode.ai.providers._client_cache import cached_client
+from picode.ai.providers._convert import (
+    prepare_history,
+    same_model,
+    sanitize_tool_call_id,
+    thinking_as_text,
+    user_blocks,
+    without_images,
+)
+from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
+from picode.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserContent,
+)
+
+API = "openai-completions"
+
+#: Fields compatible servers use for streamed reasoning, in order of preference. The field
+#: a thinking block came from is kept as its signature, to send it back the same way.
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+#: OpenAI rejects longer tool call ids in Chat Completions history.
+MAX_TOOL_CALL_ID = 40
+
+FinishReason = Literal["stop", "length", "toolUse", "error"]
+
+_FINISH_REASONS: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+    "content_filter": "error",
+    "error": "error",
+}
+
+
+async def produce(
+    model: Model, context: Context, options: StreamOptions, out: MessageBuilder
+) -> None:
+    client = _client(model, options)
+    params = build_params(model, context, options)
+    stream = await client.chat.completions.create(**params, stream=True)
+    state = _ChunkState(out)
+    async with stream:
+        async for chunk in stream:
+            state.handle(chunk)
+    state.finish()
+
+
+def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
+    base_url = base_url_for(model, options)
+    local = is_local_url(base_url)
+    api_key = resolve_api_key(model, options, required=not local)
+    headers = request_headers(model, options)
+    idle = options.resolved_idle_timeout()
+    key = (API, api_key, base_url, tuple(sorted(headers.items())), idle)
+
+    def make() -> AsyncOpenAI:
+        kwargs: dict[str, Any] = {}
+        if base_url:
+            kwargs["base_url"] = base_url
+        return AsyncOpenAI(
+            api_key=api_key or PLACEHOLDER_API_KEY,
+            max_retries=0,
+            timeout=Timeout(idle, connect=DEFAULT_CONNECT_TIMEOUT_S),
+            default_headers=headers,
+            **kwargs,
+        )
+
+    return cached_client(key, make, AsyncOpenAI.close)
+
+
+def is_local_url(url: str | None) -> bool:
+    """A server on this machine or the local network, which usually wants no key."""
+    if not url:
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    if host in ("localhost", "host.docker.internal") or host.endswith((".local", ".localhost")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_unspecified
+
+
+def _is_openai(url: str | None) -> bool:
+    return url is None or (urlsplit(url).hostname or "") == "api.openai.com"
+
+
+# --- request ---------------------------------------------------------------------------
+
+
+def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+    """Keyword arguments for ``chat.completions.create`` (without ``stream``)."""
+    base_url = base_url_for(model, options)
+    params: dict[str, Any] = {
+        "model": model.id,
+        "messages": convert_messages(context, model),
+        "stream_options": {"include_usage": True},
+    }
+    if options.max_tokens:
+        # Only when asked: local servers reject a limit beyond what their context leaves.
+        key = "max_completion_tokens" if _is_openai(base_url) else "max_tokens"
+        params[key] = options.max_tokens
+    if context.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters,
+                },
+            }
+            for tool in context.tools
+        ]
+    effort = reasoning_effort(model, options.thinking)
+    if effort is not None:
+        params["reasoning_effort"] = effort
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if options.session_id and _is_openai(base_url):
+        params["prompt_cache_key"] = options.session_id
+    return params
+
+
+def convert_messages(context: Context, model: Model) -> list[dict[str, Any]]:
+    """picode history as Chat Completions ``messages``.
+
+    Tool messages carry text only, so images from tool results follow the run of tool
+    messages as one user message.
+    """
+    history = prepare_history(
+        context.messages,
+        normalize_id=lambda call_id: sanitize_tool_call_id(call_id, max_length=MAX_TOOL_CALL_ID),
+    )
+    out: list[dict[str, Any]] = []
+    if context.system_prompt:
+        out.append({"role": "system", "content": context.system_prompt})
+    tool_images: list[UserContent] = []
+    for message in history:
+        if tool_images and not isinstance(message, ToolResultMessage):
+            out.append(_tool_images_message(tool_images))
+            tool_images = []
+        if isinstance(message, AssistantMessage):
+            converted = _assistant_message(message, model)
+            if converted is not None:
+                out.append(converted)
+        elif isinstance(message, ToolResultMessage):
+            blocks = without_images(message.content, model)
+            text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": message.tool_call_id,
+                    "content": text or "(no output)",
+                }
+            )
+            tool_images.extend(b for b in blocks if isinstance(b, ImageContent))
+        else:
+            content = _user_content(without_images(user_blocks(message.content), model))
+            if content:
+                out.append({"role": "user", "content": content})
+    if tool_images:
+        out.append(_tool_images_message(tool_images))
+    return out
+
+
+def _user_content(blocks: list[UserContent]) -> str | list[dict[str, Any]]:
+    if all(isinstance(block, TextContent) for block in blocks):
+        # Plain strings work on every server; some reject content arrays.
+        return "\n".join(block.text for block in blocks if isinstance(block, TextContent))
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        if isinstance(block, TextContent):
+            if block.text:
+                parts.append({"type": "text", "text": block.text})
+        else:
+            parts.append(_image_part(block))
+    return parts
+
+
+def _image_part(image: ImageContent) -> dict[str, Any]:
+    url = f"data:{image.mime_type};base64,{image.data_base64}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def _tool_images_message(images: list[UserContent]) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"type": "text", "text": "Images returned by the tool:"}]
+    parts.extend(_image_part(image) for image in images if isinstance(image, ImageContent))
+    return {"role": "user", "content": parts}
+
+
+def _assistant_message(message: AssistantMessage, model: Model) -> dict[str, Any] | None:
+    own = same_model(message, model)
+    texts: list[str] = []
+    reasoning: dict[str, list[str]] = {}
+    calls: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            if block.text.strip():
+                texts.append(block.text)
+        elif isinstance(block, ThinkingContent):
+            field = block.thinking_signature
+            if own and field in REASONING_FIELDS and block.thinking:
+                reasoning.setdefault(field, []).append(block.thinking)
+            elif (text := thinking_as_text(block)) is not None:
+                texts.append(text.text)
+        elif isinstance(block, ToolCall):
+            calls.append(
+                {
+                    "id": block.id,
+                    "type": "function",
+                    "function": {
+                        "name": block.name,
+                        "arguments": json.dumps(block.arguments, ensure_ascii=False),
+                    },
+                }
+            )
+    if not texts and not calls:
+        return None
+    converted: dict[str, Any] = {
+        "role": "assistant",
+        "content": "\n\n".join(texts) if texts else None,
+    }
+    for field, parts in reasoning.items():
+        converted[field] = "".join(parts)
+    if calls:
+        converted["tool_calls"] = calls
+    return converted
+
+
+# --- response --------------------------------------------------------------------------
+
+
+class _ChunkState:
+    """Maps one response's chunks onto the builder."""
+
+    __slots__ = ("current", "finish_reason", "out", "tools")
+
+    def __init__(self, out: MessageBuilder) -> None:
+        self.out = out
+        #: The open text or thinking block: (kind, content index).
+        self.current: tuple[str, int] | None = None
+        #: Tool call index on the wire -> (call id, content index).
+        self.tools: dict[int, tuple[str, int]] = {}
+        self.finish_reason: str | None = None
+
+    def handle(self, chunk: Any) -> None:
+        out = self.out
+        if out.message.response_id is None and chunk.id:
+            out.message.response_id = chunk.id
+        usage = chunk.usage
+        if usage is not None:
+            self._usage(usage)
+        choices = chunk.choices
+        if not choices:
+            return
+        choice = choices[0]
+        delta = choice.delta
+        if delta is not None:
+            extra = delta.model_extra
+            if extra:
+                self._reasoning(extra)
+            content = delta.content
+            if content:
+                self._text(content)
+            refusal = delta.refusal
+            if refusal:
+                self._text(refusal)
+            if delta.tool_calls:
+                for fragment in delta.tool_calls:
+                    self._tool_fragment(fragment)
+        if choice.finish_reason:
+            self.finish_reason = choice.finish_reason
+
+    def finish(self) -> None:
+        native = self.finish_reason
+        if native is None:
+            return  # the builder reports the stream as unterminated
+        reason = _FINISH_REASONS.get(native, "stop")
+        out = self.out
+        if reason == "toolUse" and not out.message.tool_calls:
+            reason = "stop"
+        if reason == "error":
+            out.message.error_message = (
+                "The provider's content filter stopped the response (finish_reason: content_filter)"
+                if native == "content_filter"
+                else f"The provider ended the response with an error (finish_reason: {native})"
+            )
+        out.finish(reason)
+
+    def _reasoning(self, extra: dict[str, Any]) -> None:
+        for field in REASONING_FIELDS:
+            text = extra.get(field)
+            if isinstance(text, str) and text:
+                index = self._open("thinking", field)
+                self.out.thinking_delta(index, text)
+                return
+
+    def _text(self, text: str) -> None:
+        index = self._open("text")
+        self.out.text_delta(index, text)
+
+    def _open(self, kind: str, signature: str | None = None) -> int:
+        current = self.current
+        if current is not None and current[0] == kind:
+            return current[1]
+        self._close_current()
+        out = self.out
+        index = out.thinking_start(signature) if kind == "thinking" else out.text_start()
+        self.current = (kind, index)
+        return index
+
+    def _close_current(self) -> None:
+        current = self.current
+        if current is None:
+            return
+        self.current = None
+        if current[0] == "text":
+            self.out.text_end(current[1])
+        else:
+            self.out.thinking_end(current[1])
+
+    def _tool_fragment(self, fragment: Any) -> None:
+        wire_index = fragment.index if fragment.index is not None else len(self.tools)
+        function = fragment.function
+        name = function.name if function is not None else None
+        entry = self.tools.get(wire_index)
+        if entry is None or (fragment.id and fragment.id != entry[0]):
+            # A new call; servers that number every call 0 are told apart by their ids.
+            self._close_current()
+            call_id = fragment.id or f"call_{secrets.token_hex(8)}"
+            entry = (call_id, self.out.toolcall_start(call_id, name or ""))
+            self.tools[wire_index] = entry
+        elif name:
+            block = self.out.message.content[entry[1]]
+            if isinstance(block, ToolCall) and not block.name:
+                block.name = name
+        arguments = function.arguments if function is not None else None
+        if arguments:
+            self.out.toolcall_delta(entry[1], arguments)
+
+    def _usage(self, usage: Any) -> None:
+        details = usage.prompt_tokens_details
+        cached = (details.cached_tokens or 0) if details is not None else 0
+        written = (getattr(details, "cache_write_tokens", None) or 0) if details is not None else 0
+        prompt = usage.prompt_tokens or 0
+        self.out.set_usage(
+            input=prompt - cached - written,
+            output=usage.completion_tokens or 0,
+            cache_read=cached,
+            cache_write=written,
+        )
