@@ -32,7 +32,10 @@ from picode.ai.types import (
 )
 
 UNICODE = "héllo wörld — Devanagari देवनागरी, CJK 漢字かな, emoji 🧑‍💻🎉, RTL שלום, \u0000 nul"
-PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PNG_BASE64 = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5Erk"
+    "Jggg=="
+)
 
 
 def _through_json(message: Message) -> Message:
@@ -75,9 +78,7 @@ def _assistant(**overrides: Any) -> AssistantMessage:
 
 MESSAGES: list[Message] = [
     UserMessage("plain text " + UNICODE, timestamp=1),
-    UserMessage(
-        [TextContent("look at this"), ImageContent(PNG_BASE64, "image/png")], timestamp=2
-    ),
+    UserMessage([TextContent("look at this"), ImageContent(PNG_BASE64, "image/png")], timestamp=2),
     UserMessage("", timestamp=0),
     _assistant(),
     _assistant(
@@ -166,13 +167,13 @@ def test_unknown_content_type_is_a_value_error_naming_it() -> None:
 
 
 def test_malformed_dicts_raise_value_error_not_key_or_attribute_error() -> None:
-    with pytest.raises(ValueError, match="'image'.*'mime_type'"):
+    with pytest.raises(ValueError, match=r"'image'.*'mime_type'"):
         content_from_dict({"type": "image", "data": "xx"})
-    with pytest.raises(ValueError, match="'toolCall'.*'name'"):
+    with pytest.raises(ValueError, match=r"'toolCall'.*'name'"):
         content_from_dict({"type": "toolCall", "id": "a"})
     with pytest.raises(ValueError, match="must be an object"):
         content_from_dict("text")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="'toolResult'.*'tool_call_id'"):
+    with pytest.raises(ValueError, match=r"'toolResult'.*'tool_call_id'"):
         message_from_dict({"role": "toolResult", "content": []})
     with pytest.raises(ValueError, match="must be an object"):
         message_from_dict(["user"])  # type: ignore[arg-type]
