@@ -28,7 +28,13 @@ from picode.agent.events import (
 )
 from picode.agent.tool import AgentTool, ToolResult
 from picode.ai.abort import AbortController
-from picode.ai.models import Model, ModelRegistry, ThinkingLevel, next_thinking_level
+from picode.ai.models import (
+    THINKING_LEVELS,
+    Model,
+    ModelRegistry,
+    ThinkingLevel,
+    next_thinking_level,
+)
 from picode.ai.stream import StreamOptions, stream_simple
 from picode.ai.types import (
     AssistantMessage,
@@ -83,6 +89,9 @@ class SessionOptions:
     stream_fn: Callable[..., Any] = stream_simple
     #: Extra tools (tests, embedding applications).
     extra_tools: Sequence[AgentTool] = ()
+    #: Chosen on the command line: they win over what a resumed session recorded.
+    model_explicit: bool = False
+    thinking_explicit: bool = False
 
 
 @dataclass(slots=True)
@@ -161,11 +170,13 @@ class AgentSession:
             tools.append(tool)
         restored = self.recorder.open(options.session)
         model, thinking = options.model, options.thinking
-        if restored.model is not None and options.session not in ("new", None):
+        # A resumed session keeps its model and thinking level unless the command line
+        # chose them explicitly.
+        if restored.model is not None and not options.model_explicit:
             found = self.registry.get(*restored.model)
-            if found is not None and options.model.known:
+            if found is not None:
                 model = found
-        if restored.thinking is not None and options.session not in ("new", None):
+        if restored.thinking in THINKING_LEVELS and not options.thinking_explicit:
             thinking = restored.thinking  # type: ignore[assignment]
         self.agent = Agent(
             model=model,
@@ -323,13 +334,20 @@ class AgentSession:
                 await self.extensions.emit("message_start", message)
             case MessageEnd(message=message):
                 if self.recovery.keep_message(message):
-                    self.recorder.record_message(message)
+                    self._record(message)
                     if isinstance(message, AssistantMessage):
                         self.usage.add(message)
                 await self.extensions.emit("message_end", message)
             case AgentStart() | AgentEnd() | TurnStart() | TurnEnd():
                 await self.extensions.emit(event.type, event)
         await self.emit(event)
+
+    def _record(self, message: Message) -> None:
+        try:
+            self.recorder.record_message(message)
+        except OSError as exc:
+            # The conversation goes on in memory; the person must know it is not saved.
+            self._notice(f"Could not save the session: {exc}", "error", "session")
 
     # --- commands ----------------------------------------------------------------------
 
@@ -446,7 +464,9 @@ class AgentSession:
         self.emit_soon(SessionNameChanged(name))
 
     async def new_session(self) -> None:
-        await self._switch(lambda: self.recorder.open("new"), "new")
+        # Without a session file (--no-session) the next conversation stays off disk too.
+        spec = "new" if self.recorder.persistent else None
+        await self._switch(lambda: self.recorder.open(spec), "new")
 
     async def switch_session(self, id_or_path: str) -> None:
         await self._switch(lambda: self.recorder.open(id_or_path), "resume")

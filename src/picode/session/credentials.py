@@ -6,16 +6,12 @@ import os
 from collections.abc import Mapping
 
 from picode.ai.models import Model, ModelRegistry
+from picode.ai.providers._client import MissingApiKeyError
 from picode.session.auth import AuthStore
 from picode.session.config import api_key_for, base_url_for
 from picode.session.paths import Paths
 
-#: Local OpenAI-compatible servers need no key, but the SDK insists on one.
-KEYLESS_PLACEHOLDER = "not-needed"
-
-
-class MissingApiKeyError(RuntimeError):
-    """No key for a provider that needs one; the message names the variable to set."""
+__all__ = ["Credentials", "MissingApiKeyError"]
 
 
 class Credentials:
@@ -31,12 +27,11 @@ class Credentials:
         return info is not None and bool(info.api_key_env)
 
     def api_key(self, model: Model) -> str | None:
+        """The configured key, or None: a provider without a declared key variable then
+        tries ``<PROVIDER>_API_KEY`` and, for a server on this machine, needs none."""
         if model.provider not in self.registry.providers:
             return None
-        key = api_key_for(self.registry, model.provider, self.env, self.auth)
-        if key:
-            return key
-        return None if self._needs_key(model) else KEYLESS_PLACEHOLDER
+        return api_key_for(self.registry, model.provider, self.env, self.auth) or None
 
     def has_key(self, model: Model) -> bool:
         return not self._needs_key(model) or bool(self.api_key(model))

@@ -27,7 +27,7 @@ class RetryPolicy:
     def delay_ms(self, message: AssistantMessage, attempt: int) -> int:
         """Exponential back-off (2 s, 4 s, 8 s by default), or the server's longer
         retry-after, capped so a hostile header cannot park the session for hours."""
-        backoff = self.base_delay_ms * (2 ** (attempt - 1))
+        backoff: int = self.base_delay_ms * 2 ** (attempt - 1)
         hinted = retry_after_from_message(message.error_message)
         if hinted is not None:
             backoff = max(backoff, int(hinted * 1000))
