@@ -1,1 +1,37 @@
-"""picode.tui."""
+"""The Textual front end. Importing this package is cheap: Textual loads in ``run_tui``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from picode.session.agent_session import SessionOptions
+
+
+def run_tui(
+    options: SessionOptions,
+    *,
+    theme: str | None = None,
+    warnings: Sequence[str] = (),
+    initial_prompt: str | None = None,
+) -> int:
+    """Run the interactive app until the person quits; returns the exit code.
+
+    ``warnings`` (config problems...) are shown in the transcript; ``initial_prompt`` is
+    sent as soon as the session is open.
+    """
+    # Esc is also the first byte of every escape sequence, so Textual waits ESCDELAY ms to
+    # tell them apart; its 100 ms default is felt on every interrupt. Terminals send a key's
+    # sequence in one write, so 25 ms is plenty. Read when Textual is imported: set it first.
+    os.environ.setdefault("ESCDELAY", "25")
+    from picode.tui.app import PicodeApp
+    from picode.tui.config import TuiConfig
+
+    config = TuiConfig.from_options(options, theme=theme)
+    config.warnings = list(warnings)
+    config.initial_prompt = initial_prompt or None
+    app = PicodeApp(config)
+    app.run()
+    return app.return_code or 0

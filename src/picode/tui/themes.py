@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
+
+import picode
 
 DEFAULT_THEME = "dark"
 
@@ -125,7 +126,8 @@ def default_tokens(dark: bool) -> dict[str, str]:
 
 def builtin_theme_dir() -> Path | None:
     """The packaged ``picode/themes`` of a wheel, else the checkout's top-level ``themes/``."""
-    packaged = Path(str(resources.files("picode"))) / "themes"
+    # A wheel unpacks data next to the code; importlib.resources would cost start-up time.
+    packaged = Path(picode.__file__).parent / "themes"
     if packaged.is_dir():
         return packaged
     checkout = Path(__file__).resolve().parents[3] / "themes"
@@ -204,6 +206,10 @@ def theme_from_dict(data: Any, path: Path) -> Theme:
         for key, value in values.items():
             _check_colour(value, f"{section}.{key}", path)
     merged = {**default_tokens(dark), **variables, **tokens}
+    if ansi:
+        # Textual's own stylesheet refers to these in terminal-colour themes.
+        merged.setdefault("ansi-background", "ansi_black" if dark else "ansi_white")
+        merged.setdefault("ansi-foreground", "ansi_white" if dark else "ansi_black")
     return Theme(
         name=name,
         dark=dark,
@@ -225,13 +231,14 @@ def _section(data: dict[str, Any], key: str, path: Path) -> dict[str, str]:
 
 def _check_colour(value: str, where: str, path: Path) -> None:
     """A colour, optionally followed by an alpha percentage ("#ff0000 40%")."""
-    parts = value.split()
-    ok = 1 <= len(parts) <= 2 and (len(parts) == 1 or _PERCENT.match(parts[1]) is not None)
-    if ok:
-        try:
-            Color.parse(parts[0])
-        except ColorParseError:
-            ok = False
+    colour, _, alpha = value.strip().rpartition(" ")
+    if not colour or _PERCENT.match(alpha) is None:
+        colour = value.strip()
+    try:
+        Color.parse(colour)
+        ok = True
+    except ColorParseError:
+        ok = False
     if not ok:
         raise ThemeFileError(
             f"Theme file {path}: '{where}' has a bad colour {value!r}"

@@ -1,0 +1,104 @@
+"""Time to the TUI's first frame, against ``python -c "import textual.app"`` (SPEC §8: ≤ 1.4×).
+
+Each sample is a fresh interpreter (wall time of the whole process), so imports are cold
+the same way they are when someone types ``picode``. Byte-code caching is switched on for
+the samples (an installed package has its .pyc files), whatever PYTHONDONTWRITEBYTECODE
+says. The app runs headless and quits as soon as its first frame is drawn; the session is
+never opened (it is not needed for the first frame). Runs alternate between baseline and
+app so drift on a shared machine hits both alike.
+
+    python bench/tui_first_frame.py [--runs 15] [--with-options]
+
+``--with-options`` also times the path the CLI takes: building SessionOptions (settings,
+model registry) before the app starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+BASELINE = "import textual.app"
+
+APP = """
+import asyncio
+from pathlib import Path
+from picode.ai.models import Model
+from picode.tui.app import PicodeApp
+from picode.tui.config import TuiConfig
+
+async def never():
+    await asyncio.Event().wait()
+
+model = Model(id="bench-model", name="Bench", api="anthropic-messages", provider="anthropic")
+config = TuiConfig(open_session=never, cwd=Path.cwd(), model=model, exit_after_first_frame=True)
+app = PicodeApp(config)
+app.run(headless=True, size=(100, 30))
+assert app.return_code == 0, app.return_code
+"""
+
+WITH_OPTIONS = """
+import asyncio
+from pathlib import Path
+from picode.ai.models import builtin_registry
+from picode.session.agent_session import SessionOptions
+from picode.session.config import load_config
+from picode.session.paths import resolve_paths
+from picode.tui.app import PicodeApp
+from picode.tui.config import TuiConfig
+
+cwd = Path.cwd()
+paths = resolve_paths()
+registry = builtin_registry()
+model = registry.models()[0]
+options = SessionOptions(
+    cwd=cwd, paths=paths, settings=load_config(paths, cwd).settings, registry=registry,
+    model=model,
+)
+config = TuiConfig.from_options(options)
+config.exit_after_first_frame = True
+app = PicodeApp(config)
+app.run(headless=True, size=(100, 30))
+assert app.return_code == 0, app.return_code
+"""
+
+
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def sample(code: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=ENV)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--with-options", action="store_true")
+    args = parser.parse_args()
+
+    cases = {"baseline (import textual.app)": BASELINE, "app first frame": APP}
+    if args.with_options:
+        cases["app first frame, CLI path"] = WITH_OPTIONS
+    for code in cases.values():  # warm the OS file cache and .pyc files
+        sample(code)
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(args.runs):
+        for name, code in cases.items():
+            times[name].append(sample(code))
+
+    baseline = statistics.median(times["baseline (import textual.app)"])
+    print(f"runs: {args.runs} each, medians of whole-process wall time")
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(f"  {name:32s} {median * 1000:7.1f} ms   ratio {median / baseline:4.2f}x")
+    print("target: app first frame ≤ 1.40x baseline")
+
+
+if __name__ == "__main__":
+    main()

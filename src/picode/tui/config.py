@@ -1,0 +1,66 @@
+"""Everything the app needs to start, decided before Textual draws anything.
+
+The session itself is opened later (``open_session``), after the first frame: the app must
+appear without waiting for the session, its tools or any provider SDK.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from picode import __version__
+from picode.tui.themes import DEFAULT_THEME
+from picode.tui.widgets.transcript import DEFAULT_MAX_ENTRIES
+
+if TYPE_CHECKING:
+    from picode.ai.models import Model
+    from picode.session.agent_session import AgentSession, SessionOptions
+
+
+@dataclass(slots=True)
+class TuiConfig:
+    open_session: Callable[[], Awaitable[AgentSession]]
+    cwd: Path
+    model: Model
+    thinking: str = "off"
+    theme: str = DEFAULT_THEME
+    #: Where user themes (``themes/*.json``) live.
+    config_dir: Path | None = None
+    #: TOML mapping binding ids to keys, e.g. ``interrupt = "escape,ctrl+g"``.
+    keymap_file: Path | None = None
+    version: str = __version__
+    clock: Callable[[], float] = time.monotonic
+    #: Shown instead of the real cwd (snapshots pin it); None = the cwd, with ~ for home.
+    cwd_label: str | None = None
+    #: The git branch to show; None = read it from ``.git/HEAD``; "" = none.
+    branch: str | None = None
+    max_entries: int = DEFAULT_MAX_ENTRIES
+    #: Import the provider SDK in the background after the first frame.
+    warm_provider: bool = True
+    #: Quit as soon as the first frame is drawn (start-up benchmark).
+    exit_after_first_frame: bool = False
+    #: Shown in the transcript under the welcome line (config problems and the like).
+    warnings: list[str] = field(default_factory=list)
+    #: Sent as the first prompt once the session is open.
+    initial_prompt: str | None = None
+
+    @classmethod
+    def from_options(cls, options: SessionOptions, *, theme: str | None = None) -> TuiConfig:
+        async def open_session() -> AgentSession:
+            from picode.session.agent_session import AgentSession
+
+            return await AgentSession.open(options)
+
+        return cls(
+            open_session=open_session,
+            cwd=options.cwd,
+            model=options.model,
+            thinking=options.thinking,
+            theme=theme or options.settings.theme or DEFAULT_THEME,
+            config_dir=options.paths.config_dir,
+            keymap_file=options.paths.keymap_file,
+        )

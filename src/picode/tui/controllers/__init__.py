@@ -1,0 +1,1 @@
+"""Controllers: the glue between keys, session events and widgets."""

@@ -1,0 +1,272 @@
+"""Session events → widget updates: one ``match``, no agent logic.
+
+Events arrive on the app's own event loop (the session runs inside it), so the handler
+touches widgets directly. It must stay cheap: text deltas arrive up to 20 times a second
+per block, and every call here delays the agent loop by that much.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from picode.agent.events import (
+    AgentEnd,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
+from picode.agent.tool import ToolResult
+from picode.ai.events import (
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+from picode.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
+from picode.session.events import (
+    AutoRetryEnd,
+    AutoRetryStart,
+    CompactionEnd,
+    CompactionStart,
+    CustomEvent,
+    EditGuardAbort,
+    ModelChanged,
+    Notice,
+    QueueChanged,
+    RuleTriggered,
+    SessionNameChanged,
+    SessionSwitched,
+    ThinkingLevelChanged,
+)
+from picode.tui.widgets.messages import (
+    AssistantMessageView,
+    UserMessageView,
+    completed_assistant_view,
+)
+from picode.tui.widgets.notice import NoticeLevel, NoticeView
+from picode.tui.widgets.tool_call import ToolCallView
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from picode.session.events import AnySessionEvent
+    from picode.tui.widgets.queue import QueueView
+    from picode.tui.widgets.status import StatusLine
+    from picode.tui.widgets.transcript import Transcript
+
+INTERRUPTED_TEXT = "Interrupted"
+
+
+class ViewHost(Protocol):
+    """What the router needs from the app besides the widgets."""
+
+    def refresh_footer(self) -> None: ...
+
+    def queued_messages(self) -> tuple[list[str], list[str]]: ...
+
+
+class EventRouter:
+    def __init__(
+        self,
+        *,
+        transcript: Transcript,
+        status: StatusLine,
+        queue: QueueView,
+        host: ViewHost,
+        history: Callable[[], Sequence[Message]] | None = None,
+    ) -> None:
+        self.transcript = transcript
+        self.status = status
+        self.queue = queue
+        self.host = host
+        self.history = history
+        self.current: AssistantMessageView | None = None
+        self.tools: dict[str, ToolCallView] = {}
+        self.user_messages = 0
+        self._interrupted = False
+
+    def mark_interrupted(self) -> None:
+        """The person pressed Esc: the run ends with an "Interrupted" marker."""
+        self._interrupted = True
+
+    def handle(self, event: AnySessionEvent) -> None:
+        match event:
+            case AgentStart():
+                self._interrupted = False
+                self.status.start_working()
+            case AgentEnd():
+                self.status.stop_working()
+                self._show_interrupted()
+                self.current = None
+                self.tools.clear()
+                self.host.refresh_footer()
+            case MessageStart(message=UserMessage() as message):
+                self.user_messages += 1
+                self.transcript.add(UserMessageView(message.text))
+                if self.queue.display:
+                    # A queued message was just delivered; the session does not announce it.
+                    self.queue.show(*self.host.queued_messages())
+            case MessageStart(message=AssistantMessage()):
+                self.current = self._new_assistant_view()
+                self.transcript.add(self.current)
+            case MessageUpdate(event=TextStartEvent(content_index=index)):
+                self._assistant().text_start(index)
+            case MessageUpdate(event=TextDeltaEvent(content_index=index, delta=delta)):
+                self._assistant().text_delta(index, delta)
+            case MessageUpdate(event=TextEndEvent(content_index=index, content=content)):
+                self._assistant().text_end(index, content)
+            case MessageUpdate(event=ThinkingStartEvent(content_index=index)):
+                self._assistant().thinking_start(index)
+            case MessageUpdate(event=ThinkingDeltaEvent(content_index=index, delta=delta)):
+                self._assistant().thinking_delta(index, delta)
+            case MessageUpdate(event=ThinkingEndEvent(content_index=index, content=content)):
+                self._assistant().thinking_end(index, content)
+            case MessageUpdate(event=ToolCallStartEvent(content_index=index, partial=partial)):
+                call = partial.content[index]
+                if isinstance(call, ToolCall):
+                    self.tools[call.id] = self._assistant().tool_call_start(index, call)
+            case MessageUpdate(event=ToolCallDeltaEvent(content_index=index, partial=partial)):
+                call = partial.content[index]
+                if isinstance(call, ToolCall):
+                    self.tools[call.id] = self._assistant().tool_call_update(index, call)
+            case MessageUpdate(event=ToolCallEndEvent(content_index=index, tool_call=call)):
+                self.tools[call.id] = self._assistant().tool_call_update(index, call)
+            case MessageUpdate():
+                pass  # start / done / error: MessageStart and MessageEnd say it better
+            case MessageEnd(message=AssistantMessage() as message):
+                view = self._assistant()
+                view.finish(message)
+                for call_view in view.tool_views():
+                    self.tools[call_view.call_id] = call_view
+                self.host.refresh_footer()
+            case MessageEnd():
+                pass  # user messages show at their start; tool results via tool events
+            case ToolExecutionStart(tool_call_id=call_id, args=args):
+                if (running := self.tools.get(call_id)) is not None:
+                    running.set_running(args)
+            case ToolExecutionUpdate(tool_call_id=call_id, partial=partial):
+                if (running := self.tools.get(call_id)) is not None:
+                    running.set_partial(partial)
+            case ToolExecutionEnd(tool_call_id=call_id, result=result, is_error=is_error):
+                if (running := self.tools.get(call_id)) is not None:
+                    running.set_result(result, is_error)
+            case TurnStart() | TurnEnd():
+                pass
+            case AutoRetryStart(attempt=attempt, max_attempts=most, delay_ms=delay, error=error):
+                self.status.show_retry(attempt, most, delay, error)
+            case AutoRetryEnd(success=success, final_error=final_error):
+                self.status.end_retry()
+                if not success and self._interrupted:
+                    self._show_interrupted()
+                elif not success and final_error:
+                    self.notice(f"Gave up retrying: {final_error}", "error")
+            case CompactionStart():
+                self.status.set_notice("Compacting context…")
+            case CompactionEnd(aborted=aborted, error=error, tokens_before=tokens):
+                self.status.set_notice(None)
+                if aborted:
+                    self._show_interrupted()
+                elif error:
+                    self.notice(f"Compaction failed: {error}", "error")
+                else:
+                    self.notice(f"Context compacted ({tokens:,} tokens summarised)", "info")
+                self.host.refresh_footer()
+            case RuleTriggered(rule=rule, scope=scope):
+                self.notice(
+                    f"Rule '{rule}' matched the {scope} stream; retrying with it", "warning"
+                )
+            case EditGuardAbort(path=path, reason=reason):
+                self.notice(f"Edit of {path} stopped early: {reason}", "warning")
+            case SessionSwitched():
+                self.transcript.clear()
+                self.current = None
+                self.tools.clear()
+                if self.history is not None:
+                    self.show_history(self.history())
+                self.host.refresh_footer()
+            case ModelChanged() | ThinkingLevelChanged() | SessionNameChanged():
+                self.host.refresh_footer()
+            case QueueChanged(steering=steering, follow_ups=follow_ups):
+                self.queue.show(steering, follow_ups)
+            case Notice(level=level, text=text, source=source):
+                self.notice(f"{source}: {text}" if source else text, level)
+            case CustomEvent():
+                pass
+
+    # --- helpers ----------------------------------------------------------------------
+
+    def _show_interrupted(self) -> None:
+        if self._interrupted:
+            self._interrupted = False
+            self.notice(INTERRUPTED_TEXT, "interrupted")
+
+    def notice(self, text: str, level: NoticeLevel = "info") -> None:
+        self.transcript.add(NoticeView(text, level))
+
+    def show_history(self, messages: Sequence[Message], hidden_before: int = 0) -> None:
+        """Render finished messages (a resumed session) without the streaming machinery.
+
+        Only the newest entries the transcript keeps are built; older ones are counted.
+        """
+        messages, skipped = _newest_entries(messages, self.transcript.max_entries)
+        hidden_before += skipped
+        widgets: list[Widget] = []
+        calls: dict[str, ToolCallView] = {}
+        for message in messages:
+            match message:
+                case UserMessage():
+                    widgets.append(UserMessageView(message.text))
+                case AssistantMessage():
+                    view = completed_assistant_view(
+                        message,
+                        thinking_collapsed=self.transcript.thinking_collapsed,
+                        tools_expanded=self.transcript.tools_expanded,
+                    )
+                    calls.update((v.call_id, v) for v in view.tool_views())
+                    widgets.append(view)
+                case ToolResultMessage(tool_call_id=call_id):
+                    if (call_view := calls.get(call_id)) is not None:
+                        call_view.set_result(
+                            ToolResult(message.content, message.details, message.is_error),
+                            message.is_error,
+                        )
+        self.transcript.add_all(widgets, hidden_before)
+
+    def _new_assistant_view(self) -> AssistantMessageView:
+        return AssistantMessageView(
+            thinking_collapsed=self.transcript.thinking_collapsed,
+            tools_expanded=self.transcript.tools_expanded,
+        )
+
+    def _assistant(self) -> AssistantMessageView:
+        # An update without a start (a listener subscribed mid-message) still renders.
+        if self.current is None:
+            self.current = self._new_assistant_view()
+            self.transcript.add(self.current)
+        return self.current
+
+
+def _newest_entries(messages: Sequence[Message], limit: int) -> tuple[Sequence[Message], int]:
+    """The tail of ``messages`` holding at most ``limit`` entries (tool results ride along
+    with their call), and how many entries were left out."""
+    entries = 0
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], ToolResultMessage):
+            continue
+        entries += 1
+        if entries > limit:
+            skipped = sum(1 for m in messages[: index + 1] if not isinstance(m, ToolResultMessage))
+            return messages[index + 1 :], skipped
+    return messages, 0

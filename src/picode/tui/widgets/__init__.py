@@ -1,0 +1,1 @@
+"""Widgets of the main screen; each only displays what it is told."""

@@ -1,0 +1,171 @@
+"""The prompt editor: multi-line, Enter sends, history on Up/Down at the edges.
+
+The editor only says what the person asked for (``Submitted``); whether that becomes a
+prompt, a steering message or a follow-up is the app's decision.
+
+A large paste shows as one placeholder line and is put back in full when the message is
+sent: re-wrapping a megabyte on every keystroke would freeze the editor.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+HISTORY_LIMIT = 500
+LARGE_PASTE_CHARS = 4_000
+LARGE_PASTE_LINES = 40
+NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
+
+
+class PromptEditor(TextArea):
+    DEFAULT_CSS = """
+    PromptEditor {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        border: round $primary 60%;
+        padding: 0 1;
+        background: $background;
+    }
+    PromptEditor:focus {
+        border: round $primary;
+    }
+    PromptEditor .text-area--cursor-line {
+        background: transparent;
+    }
+    """
+
+    class Submitted(Message):
+        def __init__(self, editor: PromptEditor, text: str, follow_up: bool) -> None:
+            super().__init__()
+            self.editor = editor
+            self.text = text
+            #: Alt+Enter: wait until the agent is done instead of steering it.
+            self.follow_up = follow_up
+
+    def __init__(self, *, placeholder: str = "") -> None:
+        super().__init__(
+            "",
+            id="editor",
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            placeholder=placeholder,
+        )
+        self.prompt_history: list[str] = []
+        self._history_index: int | None = None
+        self._draft = ""
+        #: Placeholder → pasted text, for large pastes (kept so history recall works too).
+        self.pastes: dict[str, str] = {}
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.text
+
+    def add_history(self, text: str) -> None:
+        if text.strip() and (not self.prompt_history or self.prompt_history[-1] != text):
+            self.prompt_history.append(text)
+            del self.prompt_history[:-HISTORY_LIMIT]
+        self._history_index = None
+
+    def expanded_text(self, text: str | None = None) -> str:
+        """The text with every paste placeholder still present replaced by what was pasted."""
+        text = self.text if text is None else text
+        for placeholder, pasted in self.pastes.items():
+            if placeholder in text:
+                text = text.replace(placeholder, pasted)
+        return text
+
+    def reset(self) -> None:
+        # load_text, not clear(): clear() records the old text for undo, which is slow for
+        # big texts and pointless here.
+        self.load_text("")
+        self._history_index = None
+
+    def set_text(self, text: str) -> None:
+        """Replace the content and put the cursor at its end."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def insert_before(self, texts: list[str]) -> None:
+        """Put taken-back queued messages in front of whatever is being typed."""
+        parts = [t for t in texts if t.strip()]
+        if self.text.strip():
+            parts.append(self.text)
+        self.set_text("\n\n".join(parts))
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Handlers run down the MRO unless the default is prevented: TextArea's own
+        # ``_on_key`` runs after this one for every key not handled here.
+        key = event.key
+        if key in ("enter", "alt+enter"):
+            self._consume(event)
+            self._submit(follow_up=key == "alt+enter")
+        elif key in NEWLINE_KEYS:
+            self._consume(event)
+            self.insert("\n")
+        elif (
+            key in ("up", "down") and self._at_edge(key) and self._recall(-1 if key == "up" else 1)
+        ):
+            self._consume(event)
+
+    def _at_edge(self, key: str) -> bool:
+        row = self.cursor_location[0]
+        return row == 0 if key == "up" else row == self.document.line_count - 1
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        text = event.text
+        lines = text.count("\n") + 1
+        if len(text) <= LARGE_PASTE_CHARS and lines <= LARGE_PASTE_LINES:
+            return  # TextArea's own handler inserts it
+        event.stop()
+        event.prevent_default()
+        placeholder = f"[pasted text #{len(self.pastes) + 1}: {lines:,} lines, {_size(text)}]"
+        self.pastes[placeholder] = text
+        start, end = self.selection
+        self.replace(placeholder, start, end)
+
+    def _consume(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+    def _submit(self, follow_up: bool) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.add_history(text)
+        self.reset()
+        self.post_message(self.Submitted(self, self.expanded_text(text), follow_up))
+
+    def _recall(self, step: int) -> bool:
+        """Step through history; False when there is nowhere to go (plain cursor move)."""
+        if not self.prompt_history:
+            return False
+        if self._history_index is None:
+            if step > 0:
+                return False
+            self._draft = self.text
+            index = len(self.prompt_history) - 1
+        else:
+            index = self._history_index + step
+        if index >= len(self.prompt_history):
+            self._history_index = None
+            self.set_text(self._draft)
+            return True
+        if index < 0:
+            return True  # already at the oldest entry: stay put
+        self._history_index = index
+        self.set_text(self.prompt_history[index])
+        return True
+
+
+def _size(text: str) -> str:
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} kB"
+    return f"{size / (1024 * 1024):.1f} MB"

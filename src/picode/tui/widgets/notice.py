@@ -1,0 +1,65 @@
+"""Light transcript entries needed before any session exists: the welcome line, notices.
+
+Kept apart from ``messages`` so the first frame does not pay for Markdown and the agent's
+types.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual.content import Content
+from textual.widgets import Static
+
+NoticeLevel = Literal["info", "warning", "error", "interrupted"]
+_NOTICE_STYLE: dict[str, str] = {
+    "info": "$muted",
+    "warning": "$warning",
+    "error": "$tool-error",
+    "interrupted": "$warning bold",
+}
+
+
+class NoticeView(Static):
+    DEFAULT_CSS = """
+    NoticeView {
+        height: auto;
+        margin: 0 0 1 0;
+    }
+    """
+
+    def __init__(self, text: str, level: NoticeLevel = "info") -> None:
+        self.level = level
+        self.text = text
+        super().__init__(Content.styled(text, _NOTICE_STYLE[level]), classes=f"-{level}")
+
+
+KEY_HINTS = (
+    "enter send · shift+enter newline · alt+enter follow-up · esc interrupt · "
+    "shift+tab thinking · ctrl+p model · ctrl+t thinking blocks · ctrl+o expand · "
+    "ctrl+c twice quit"
+)
+
+
+class WelcomeView(Static):
+    DEFAULT_CSS = """
+    WelcomeView {
+        height: auto;
+        margin: 0 0 1 0;
+        color: $muted;
+    }
+    """
+
+    def __init__(self, version: str, model: str, cwd: str) -> None:
+        super().__init__(
+            Content.assemble(
+                ("picode", "bold $primary"),
+                (f" {version}", "$muted"),
+                "  ·  ",
+                (model, "$foreground"),
+                "  ·  ",
+                (cwd, "$foreground"),
+                "\n",
+                (KEY_HINTS, "$muted"),
+            )
+        )

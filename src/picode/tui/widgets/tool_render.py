@@ -1,0 +1,198 @@
+"""How each tool's call and result read on screen: pure functions from data to ``Content``.
+
+Kept apart from the widget so they can be tested without an app and so a new tool only
+needs a renderer here. Styles name theme tokens (``$diff-added`` ...), resolved at paint time.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias
+
+from textual.content import Content
+
+from picode.agent.tool import ToolResult
+
+ToolState: TypeAlias = Literal["streaming", "running", "success", "error"]
+
+#: Which argument says what a call is about, per tool.
+KEY_ARGUMENTS: dict[str, str] = {
+    "read": "path",
+    "write": "path",
+    "edit": "path",
+    "ls": "path",
+    "bash": "command",
+    "grep": "pattern",
+    "find": "pattern",
+}
+BASH_TAIL_LINES = 10
+COLLAPSED_LINES = 6
+DIFF_COLLAPSED_LINES = 60
+EXPANDED_LINES = 2000
+MAX_LINE_CHARS = 400
+KEY_ARGUMENT_CHARS = 300
+
+_STATE_STYLE: dict[ToolState, str] = {
+    "streaming": "$muted",
+    "running": "$tool-pending",
+    "success": "$tool-success",
+    "error": "$tool-error",
+}
+
+
+def key_argument(name: str, args: dict[str, Any]) -> str | None:
+    """The argument worth showing next to the tool name, once the stream has revealed it."""
+    key = KEY_ARGUMENTS.get(name)
+    value = args.get(key) if key else None
+    if value is None:
+        # Unknown tools: the first short string argument says most.
+        value = next((v for v in args.values() if isinstance(v, str) and v.strip()), None)
+    if not isinstance(value, str) or not value:
+        return None
+    if name == "grep" and isinstance(args.get("path"), str) and args["path"]:
+        value = f"{value}  in {args['path']}"
+    first_line, _, rest = value.strip().partition("\n")
+    if rest:
+        first_line += " …"
+    return _clip(first_line, KEY_ARGUMENT_CHARS)
+
+
+def header(name: str, args: dict[str, Any], state: ToolState) -> Content:
+    parts: list[tuple[str, str] | str] = [("● ", _STATE_STYLE[state]), (name, "bold")]
+    argument = key_argument(name, args)
+    if argument:
+        parts += ["  ", (argument, "$text-secondary" if name == "bash" else "")]
+    if state == "streaming":
+        parts.append(("  …", "$muted"))
+    elif state == "running":
+        parts.append(("  running…", "$muted italic"))
+    return Content.assemble(*parts)
+
+
+def running_body(name: str, partial: ToolResult | None) -> Content | None:
+    """What shows while the tool runs: the live tail of its output."""
+    if partial is None:
+        return None
+    text = partial.text_content
+    if not text.strip():
+        return None
+    return _tail(text, BASH_TAIL_LINES, style="$muted")
+
+
+def result_body(
+    name: str, args: dict[str, Any], result: ToolResult, is_error: bool, expanded: bool
+) -> Content | None:
+    text = result.text_content
+    if is_error:
+        limit = EXPANDED_LINES if expanded else BASH_TAIL_LINES
+        text = text or "(no error message)"
+        # A failed command says why at the end (exit code, signal); other tools at the start.
+        if name == "bash":
+            return _tail(text, limit, style="$tool-error")
+        return _head(text, limit, style="$tool-error")
+    diff = _diff_text(result.details)
+    if name == "edit" and diff is not None:
+        return render_diff(diff, None if expanded else DIFF_COLLAPSED_LINES)
+    if name == "bash":
+        return _tail(text, EXPANDED_LINES if expanded else BASH_TAIL_LINES, style="")
+    if name in ("read", "write"):
+        source = text if name == "read" else str(args.get("content", ""))
+        summary = _summary_line(name, source, result)
+        if not expanded:
+            return Content.styled(summary, "$muted")
+        return Content("\n").join(
+            [Content.styled(summary, "$muted"), _head(source, EXPANDED_LINES)]
+        )
+    limit = EXPANDED_LINES if expanded else COLLAPSED_LINES
+    return _head(text, limit) if text.strip() else _images_note(result)
+
+
+def render_diff(diff: str, limit: int | None) -> Content:
+    """A unified diff, coloured line by line."""
+    lines = diff.splitlines()
+    shown = lines if limit is None else lines[:limit]
+    rendered: list[Content] = []
+    for line in shown:
+        line = _clip(line, MAX_LINE_CHARS)
+        if line.startswith(("+++", "---")):
+            style = "bold $diff-context"
+        elif line.startswith("+"):
+            style = "$diff-added on $diff-added-background"
+        elif line.startswith("-"):
+            style = "$diff-removed on $diff-removed-background"
+        elif line.startswith("@@"):
+            style = "$diff-hunk"
+        else:
+            style = "$diff-context"
+        rendered.append(Content.styled(line, style))
+    if len(shown) < len(lines):
+        rendered.append(_more_note(len(lines) - len(shown), "more lines"))
+    return Content("\n").join(rendered)
+
+
+def _summary_line(name: str, source: str, result: ToolResult) -> str:
+    details = result.details if isinstance(result.details, dict) else {}
+    count = details.get("lines")
+    if not isinstance(count, int):
+        count = _count_lines(source)
+    noun = "line" if count == 1 else "lines"
+    if name == "write":
+        return f"Wrote {count} {noun} (ctrl+o to expand)"
+    if result.images and not source:
+        images = len(result.images)
+        return f"Read {images} image{'s' if images > 1 else ''}"
+    start, end, total = (details.get(k) for k in ("start_line", "end_line", "total_lines"))
+    if isinstance(start, int) and isinstance(end, int) and isinstance(total, int):
+        if total == 0:
+            return "Read an empty file"
+        if start > 1 or end < total:
+            return f"Read lines {start}-{end} of {total} (ctrl+o to expand)"
+        return f"Read {total} line{'s' if total != 1 else ''} (ctrl+o to expand)"
+    return f"Read {count} {noun} (ctrl+o to expand)"
+
+
+def _diff_text(details: Any) -> str | None:
+    if isinstance(details, dict):
+        diff = details.get("diff")
+        if isinstance(diff, str) and diff.strip():
+            return diff
+    return None
+
+
+def _images_note(result: ToolResult) -> Content | None:
+    count = len(result.images)
+    if not count:
+        return None
+    return Content.styled(f"[{count} image{'s' if count > 1 else ''}]", "$muted")
+
+
+def _head(text: str, limit: int, style: str = "") -> Content:
+    lines = text.splitlines()
+    shown = [_clip(line, MAX_LINE_CHARS) for line in lines[:limit]]
+    body = Content.styled("\n".join(shown), style) if style else Content("\n".join(shown))
+    if len(lines) > limit:
+        return Content("\n").join([body, _more_note(len(lines) - limit, "more lines")])
+    return body
+
+
+def _tail(text: str, limit: int, style: str) -> Content:
+    lines = text.rstrip("\n").splitlines()
+    shown = [_clip(line, MAX_LINE_CHARS) for line in lines[-limit:]]
+    body = Content.styled("\n".join(shown), style) if style else Content("\n".join(shown))
+    hidden = len(lines) - len(shown)
+    if hidden > 0:
+        return Content("\n").join([_more_note(hidden, "earlier lines"), body])
+    return body
+
+
+def _more_note(count: int, what: str) -> Content:
+    return Content.styled(f"… {count} {what} (ctrl+o to expand)", "$muted italic")
+
+
+def _count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,166 @@
+"""TUI test helpers: the real app on a real AgentSession driven by the scripted provider."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from picode.agent.tool import AgentTool, ToolResult
+from picode.ai.abort import AbortSignal
+from picode.ai.models import builtin_registry
+from picode.ai.providers.faux import FauxProvider
+from picode.session.agent_session import SessionOptions
+from picode.session.config import Settings
+from picode.session.paths import resolve_paths
+from picode.tui.app import PicodeApp
+from picode.tui.config import TuiConfig
+
+SIZE = (100, 30)
+
+
+class FakeClock:
+    """A monotonic clock that moves only when told (pinned spinners, countdowns)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class TuiHarness:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cwd = root / "project"
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        self.paths = resolve_paths({"PICODE_HOME": str(root / "home")})
+        self.providers: list[FauxProvider] = []
+        self.clock = FakeClock()
+
+    def faux(self, *turns: Any, **kwargs: Any) -> FauxProvider:
+        provider = FauxProvider(turns, **kwargs)
+        self.providers.append(provider)
+        return provider
+
+    def options(
+        self,
+        faux: FauxProvider,
+        *,
+        settings: Settings | None = None,
+        extra_tools: Sequence[AgentTool] = (),
+        **kwargs: Any,
+    ) -> SessionOptions:
+        return SessionOptions(
+            cwd=self.cwd,
+            paths=self.paths,
+            settings=settings or Settings(),
+            registry=builtin_registry(),
+            model=faux.model,
+            load_extensions=False,
+            extra_tools=extra_tools,
+            **kwargs,
+        )
+
+    def app(
+        self,
+        faux: FauxProvider,
+        *,
+        theme: str | None = None,
+        settings: Settings | None = None,
+        extra_tools: Sequence[AgentTool] = (),
+        **config: Any,
+    ) -> PicodeApp:
+        options = self.options(faux, settings=settings, extra_tools=extra_tools)
+        tui = TuiConfig.from_options(options, theme=theme)
+        tui.cwd_label = "~/project"
+        tui.branch = "main"
+        tui.clock = self.clock
+        tui.warm_provider = False
+        tui.version = "0.0.0"
+        for key, value in config.items():
+            setattr(tui, key, value)
+        return PicodeApp(tui)
+
+    def close(self) -> None:
+        for provider in self.providers:
+            provider.close()
+
+
+@pytest.fixture
+def tui(tmp_path: Path) -> Iterator[TuiHarness]:
+    harness = TuiHarness(tmp_path)
+    yield harness
+    harness.close()
+
+
+async def wait_until(
+    pilot: Any, predicate: Callable[[], object], timeout: float = 5.0, what: str = ""
+) -> None:
+    """Pump the app until ``predicate()`` holds; fail after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        await pilot.pause(0.01)
+
+
+async def type_text(pilot: Any, text: str) -> None:
+    await pilot.press(*text)
+
+
+def press_now(app: Any, *keys: str) -> None:
+    """Queue key presses without waiting for the app to go idle (``Pilot.press`` waits up to
+    a second while the app is busy streaming, which would hide what happens meanwhile)."""
+    for key in keys:
+        app.simulate_key(key)
+
+
+def run(coro: Any, timeout: float = 30.0) -> Any:
+    async def guarded() -> Any:
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(guarded())
+
+
+class FakeSlowTool:
+    """A tool that runs until released or aborted, and records whether its signal fired."""
+
+    label = "Slow"
+    description = "Waits until the test releases it."
+
+    def __init__(self, name: str = "slow") -> None:
+        self.name = name
+        self.started = False
+        self.signal_fired = False
+        self.release: asyncio.Event | None = None
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return {"type": "object", "properties": {}}
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        return arguments
+
+    async def execute(
+        self, call_id: str, args: Any, signal: AbortSignal, on_update: Any
+    ) -> ToolResult:
+        self.release = asyncio.Event()
+        signal.add_callback(lambda _reason: setattr(self, "signal_fired", True))
+        self.started = True
+        on_update(ToolResult.text(f"{self.name} is working"))
+        released = asyncio.ensure_future(self.release.wait())
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            await asyncio.wait({released, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            released.cancel()
+            aborted.cancel()
+        return ToolResult.text(f"{self.name} finished")

@@ -1,0 +1,170 @@
+"""Keys: Ctrl+C, Ctrl+D, Shift+Tab, Ctrl+P, Ctrl+T, Ctrl+O, quitting while busy, keymaps."""
+
+from __future__ import annotations
+
+import json
+
+from picode.ai.providers.faux import (
+    FauxText,
+    FauxThinking,
+    FauxToolCall,
+    FauxTurn,
+    text_turn,
+)
+from picode.tui.widgets.messages import ThinkingView
+from picode.tui.widgets.tool_call import ToolCallView
+
+from .conftest import SIZE, TuiHarness, press_now, run, type_text, wait_until
+
+
+def test_ctrl_c_clears_then_quits_when_pressed_twice_within_a_second(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await type_text(pilot, "draft")
+            await pilot.press("ctrl+c")
+            assert app.editor.text == ""
+            assert app.is_running
+            tui.clock.advance(2.0)  # too late to count as a double press
+            await pilot.press("ctrl+c")
+            assert app.is_running
+            tui.clock.advance(0.5)
+            await pilot.press("ctrl+c")
+            await wait_until(pilot, lambda: not app.is_running, what="app exit")
+        assert app.return_code == 0
+
+    run(scenario())
+
+
+def test_ctrl_d_deletes_in_a_non_empty_editor_and_quits_on_an_empty_one(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await type_text(pilot, "ab")
+            await pilot.press("left", "ctrl+d")
+            assert app.editor.text == "a"
+            assert app.is_running
+            await pilot.press("backspace", "ctrl+d")
+            await wait_until(pilot, lambda: not app.is_running, what="app exit")
+
+    run(scenario())
+
+
+def test_quitting_while_busy_aborts_and_saves(tui: TuiHarness) -> None:
+    faux = tui.faux(FauxTurn([FauxText("long ")], hang=True))
+    app = tui.app(faux)
+
+    async def scenario() -> str:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            session = app.session
+            assert session is not None
+            await type_text(pilot, "remember me")
+            press_now(app, "enter")
+            await wait_until(pilot, lambda: session.is_running)
+            press_now(app, "ctrl+d")
+            await wait_until(pilot, lambda: not app.is_running, what="app exit")
+            assert faux.abort_seen.is_set()
+            path = session.session_file_path
+            assert path is not None
+            return path.read_text(encoding="utf-8")
+
+    saved = run(scenario())
+    texts = [
+        json.loads(line).get("message", {}).get("content") for line in saved.splitlines() if line
+    ]
+    assert "remember me" in texts
+
+
+def test_shift_tab_cycles_thinking_and_the_footer_follows(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            session = app.session
+            assert session is not None
+            assert app.info_footer.info.thinking == "off"
+            await pilot.press("shift+tab")
+            await wait_until(pilot, lambda: app.info_footer.info.thinking != "off")
+            assert app.info_footer.info.thinking == session.thinking
+            assert "thinking " + session.thinking in app.info_footer.right_text().plain
+            assert app.focused is app.editor  # shift+tab did not move the focus
+
+    run(scenario())
+
+
+def test_ctrl_p_without_other_models_says_so(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            session = app.session
+            assert session is not None
+            before = session.model.ref
+            await pilot.press("ctrl+p")
+            assert session.model.ref == before
+            assert any("No other model" in n.message for n in app._notifications)
+
+    run(scenario())
+
+
+def test_ctrl_t_and_ctrl_o_toggle_thinking_and_tool_output(tui: TuiHarness) -> None:
+    (tui.cwd / "notes.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    faux = tui.faux(
+        FauxTurn([FauxThinking("pondering"), FauxToolCall("read", {"path": "notes.txt"})]),
+        text_turn("read it"),
+    )
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await type_text(pilot, "read")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.query(ToolCallView))
+            view = app.query_one(ToolCallView)
+            await wait_until(pilot, lambda: view.state == "success")
+            assert view.body_text.startswith("Read 3 lines")
+            assert "two" not in view.body_text
+            await pilot.press("ctrl+o")
+            assert "two" in view.body_text
+            thinking = app.query_one(ThinkingView)
+            assert not thinking.collapsed
+            await pilot.press("ctrl+t")
+            assert thinking.collapsed
+            assert "pondering" not in thinking.render().plain
+            await pilot.press("ctrl+t")
+            assert "pondering" in thinking.render().plain
+
+    run(scenario())
+
+
+def test_keymap_file_remaps_a_binding_and_reports_unknown_ids(tui: TuiHarness) -> None:
+    tui.paths.config_dir.mkdir(parents=True, exist_ok=True)
+    tui.paths.keymap_file.write_text(
+        'interrupt = "ctrl+g"\nno_such_binding = "f5"\n', encoding="utf-8"
+    )
+    faux = tui.faux(FauxTurn([FauxText("busy ")], hang=True))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            session = app.session
+            assert session is not None
+            messages = [n.message for n in app._notifications]
+            assert any("no_such_binding" in m and "keymap.toml" in m for m in messages)
+            await type_text(pilot, "go")
+            press_now(app, "enter")
+            await wait_until(pilot, lambda: session.is_running)
+            press_now(app, "ctrl+g")
+            await wait_until(pilot, faux.abort_seen.is_set, what="abort via remapped key")
+            await wait_until(pilot, lambda: not session.is_running)
+
+    run(scenario())

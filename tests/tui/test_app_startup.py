@@ -1,0 +1,107 @@
+"""Start-up: the first frame needs no session and no SDK; the SDK is warmed afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from picode.ai.providers.faux import text_turn
+from picode.ai.types import UserMessage
+from picode.tui.widgets.messages import UserMessageView
+from picode.tui.widgets.notice import NoticeView, WelcomeView
+
+from .conftest import SIZE, TuiHarness, run, type_text, wait_until
+
+FAKE_SDK = "tests.tui.fake_provider_module"
+
+
+def test_importing_the_app_loads_no_provider_sdk() -> None:
+    code = (
+        "import sys, picode.tui.app\n"
+        "heavy = [m for m in ('anthropic', 'openai', 'google.genai', 'httpx',"
+        " 'picode.session.agent_session', 'picode.ai.providers.anthropic_messages')"
+        " if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_first_frame_comes_before_the_session_and_typing_waits_for_it(tui: TuiHarness) -> None:
+    faux = tui.faux(text_turn("answer"))
+    gate = asyncio.Event()
+    real_open = tui.app(faux).config.open_session
+
+    async def slow_open() -> Any:
+        await gate.wait()
+        return await real_open()
+
+    app = tui.app(faux, open_session=slow_open)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert app.query(WelcomeView)  # drawn while the session is still opening
+            assert app.session is None
+            await type_text(pilot, "early bird")
+            await pilot.press("enter")
+            assert "Starting the session" in app.status.render().plain
+            gate.set()
+            await wait_until(pilot, lambda: app.query(UserMessageView), what="sent once open")
+            await wait_until(pilot, lambda: faux.requests)
+            last = faux.requests[0].messages[-1]
+            assert isinstance(last, UserMessage) and last.text == "early bird"
+
+    run(scenario())
+
+
+def test_a_session_that_cannot_open_is_reported(tui: TuiHarness) -> None:
+    async def failing_open() -> Any:
+        raise RuntimeError("session file is locked")
+
+    app = tui.app(tui.faux(), open_session=failing_open)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.query(NoticeView))
+            notice = app.query_one(NoticeView)
+            assert notice.level == "error" and "session file is locked" in notice.text
+
+    run(scenario())
+
+
+def test_provider_sdk_is_warmed_after_the_first_frame(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(sys.modules, FAKE_SDK, raising=False)
+    faux = tui.faux()
+    monkeypatch.setitem(
+        __import__("picode.ai.stream", fromlist=["PROVIDER_MODULES"]).PROVIDER_MODULES,
+        faux.model.api,
+        FAKE_SDK,
+    )
+    app = tui.app(faux, warm_provider=True)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: FAKE_SDK in sys.modules, what="SDK warmed")
+
+    run(scenario())
+
+
+def test_warnings_and_an_initial_prompt_from_the_command_line(tui: TuiHarness) -> None:
+    faux = tui.faux(text_turn("hi"))
+    app = tui.app(faux, warnings=["config.toml:3: unknown key"], initial_prompt="start here")
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: faux.requests, what="initial prompt sent")
+            notice = app.query_one(NoticeView)
+            assert notice.level == "warning" and "unknown key" in notice.text
+            last = faux.requests[0].messages[-1]
+            assert isinstance(last, UserMessage) and last.text == "start here"
+
+    run(scenario())

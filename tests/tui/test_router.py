@@ -1,0 +1,136 @@
+"""The event router on its own: session notices land in the transcript and status line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from picode.agent.events import AgentEnd, AgentStart, MessageEnd, MessageStart
+from picode.ai.types import AssistantMessage, UserMessage
+from picode.session.events import (
+    AutoRetryEnd,
+    AutoRetryStart,
+    CompactionEnd,
+    CompactionStart,
+    EditGuardAbort,
+    Notice,
+    QueueChanged,
+    RuleTriggered,
+    SessionSwitched,
+)
+from picode.tui.controllers.router import EventRouter
+from picode.tui.widgets.messages import UserMessageView
+from picode.tui.widgets.notice import NoticeView
+from picode.tui.widgets.queue import QueueView
+from picode.tui.widgets.status import StatusLine
+from picode.tui.widgets.transcript import Transcript
+
+from .conftest import FakeClock, run
+from .test_widgets import Harness
+
+
+class FakeHost:
+    def __init__(self) -> None:
+        self.footer_refreshes = 0
+
+    def refresh_footer(self) -> None:
+        self.footer_refreshes += 1
+
+    def queued_messages(self) -> tuple[list[str], list[str]]:
+        return [], []
+
+
+def _scenario(body: Any, history: list[Any] | None = None) -> None:
+    transcript, status, queue = Transcript(), StatusLine(clock=FakeClock()), QueueView()
+    host = FakeHost()
+    router = EventRouter(
+        transcript=transcript,
+        status=status,
+        queue=queue,
+        host=host,
+        history=(lambda: history or []),
+    )
+    app = Harness(transcript, queue, status)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await body(router, pilot, host)
+
+    run(scenario())
+
+
+def _notices(router: EventRouter) -> list[tuple[str, str]]:
+    return [(n.level, n.text) for n in router.transcript.query(NoticeView)]
+
+
+def _assistant(stop_reason: Any = "stop", error: str | None = None) -> AssistantMessage:
+    return AssistantMessage(
+        [], api="x", provider="x", model="x", stop_reason=stop_reason, error_message=error
+    )
+
+
+def test_compaction_rule_guard_and_notice_events_are_shown() -> None:
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.handle(CompactionStart("threshold"))
+        assert "Compacting context" in router.status.render().plain
+        router.handle(CompactionEnd("threshold", "summary", 120_000))
+        assert router.status.render().plain == ""
+        router.handle(RuleTriggered("no-print", "text"))
+        router.handle(EditGuardAbort("src/a.py", "old_text not found"))
+        router.handle(Notice("warning", "extension failed", "ext"))
+        router.handle(CompactionEnd("manual", None, 5, error="model refused"))
+        await pilot.pause()
+        assert _notices(router) == [
+            ("info", "Context compacted (120,000 tokens summarised)"),
+            ("warning", "Rule 'no-print' matched the text stream; retrying with it"),
+            ("warning", "Edit of src/a.py stopped early: old_text not found"),
+            ("warning", "ext: extension failed"),
+            ("error", "Compaction failed: model refused"),
+        ]
+
+    _scenario(body)
+
+
+def test_failed_turn_shows_its_error_and_a_given_up_retry_says_so() -> None:
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        failed = _assistant("error", "529 Overloaded")
+        router.handle(AgentStart())
+        router.handle(MessageStart(failed))
+        router.handle(MessageEnd(failed))
+        router.handle(AgentEnd([failed]))
+        router.handle(AutoRetryStart(1, 3, 2000, "529 Overloaded"))
+        assert router.status.is_retrying
+        router.handle(AutoRetryEnd(False, 3, "529 Overloaded"))
+        await pilot.pause()
+        assert not router.status.is_retrying
+        errors = [str(w.render()) for w in router.transcript.query(".error")]
+        assert errors == ["Error: 529 Overloaded"]
+        assert ("error", "Gave up retrying: 529 Overloaded") in _notices(router)
+        assert host.footer_refreshes >= 2  # at the message end and the run end
+
+    _scenario(body)
+
+
+def test_esc_during_a_retry_wait_ends_with_the_interrupted_marker() -> None:
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.handle(AutoRetryStart(1, 3, 4000, "Overloaded"))
+        router.mark_interrupted()
+        router.handle(AutoRetryEnd(False, 1, "Retry cancelled"))
+        await pilot.pause()
+        assert _notices(router) == [("interrupted", "Interrupted")]
+
+    _scenario(body)
+
+
+def test_session_switch_replaces_the_transcript_with_the_new_history() -> None:
+    history = [UserMessage("from the other session"), _assistant()]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.handle(MessageStart(UserMessage("old")))
+        router.handle(QueueChanged(["queued"], []))
+        assert router.queue.display
+        router.handle(SessionSwitched("abc", "resume"))
+        await pilot.pause()
+        texts = [view.text for view in router.transcript.query(UserMessageView)]
+        assert texts == ["from the other session"]
+
+    _scenario(body, history)

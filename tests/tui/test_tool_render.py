@@ -1,0 +1,102 @@
+"""Tool renderers: key arguments, diffs, bash tails, read/write summaries, errors."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from picode.agent.tool import ToolResult
+from picode.tui.widgets import tool_render
+
+
+def _line_styles(content: Content) -> dict[str, str]:
+    """Each rendered line → the styles of the spans covering its start."""
+    out: dict[str, str] = {}
+    offset = 0
+    for line in content.plain.split("\n"):
+        styles = [str(s.style) for s in content.spans if s.start <= offset < s.end]
+        out[line] = " ".join(styles)
+        offset += len(line) + 1
+    return out
+
+
+def test_key_argument_per_tool() -> None:
+    key = tool_render.key_argument
+    assert key("read", {"path": "src/app.py", "offset": 3}) == "src/app.py"
+    assert key("write", {"content": "x", "path": "new.txt"}) == "new.txt"
+    assert key("edit", {"path": "a.py", "old_text": "x"}) == "a.py"
+    assert key("bash", {"command": "make test\nmake lint"}) == "make test …"
+    assert key("grep", {"pattern": "TODO", "path": "src"}) == "TODO  in src"
+    assert key("find", {"pattern": "*.py"}) == "*.py"
+    assert key("my_tool", {"count": 3, "query": "weather"}) == "weather"
+    assert key("read", {}) is None
+    assert len(key("bash", {"command": "x" * 1000}) or "") == tool_render.KEY_ARGUMENT_CHARS
+
+
+def test_header_marks_a_call_whose_arguments_are_still_streaming() -> None:
+    streaming = tool_render.header("bash", {"command": "ls"}, "streaming").plain
+    done = tool_render.header("bash", {"command": "ls"}, "success").plain
+    assert streaming.endswith("…") and "bash" in streaming and "ls" in streaming
+    assert not done.endswith("…")
+
+
+def test_diff_lines_are_coloured_by_kind() -> None:
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-old line\n+new line\n context"
+    styles = _line_styles(tool_render.render_diff(diff, None))
+    assert "$diff-removed" in styles["-old line"]
+    assert "$diff-added" in styles["+new line"]
+    assert "$diff-hunk" in styles["@@ -1,2 +1,2 @@"]
+    assert "$diff-context" in styles[" context"]
+    assert "$diff-added" not in styles["+++ b/x.py"]
+
+
+def test_long_diff_is_cut_when_collapsed_and_whole_when_expanded() -> None:
+    diff = "\n".join(f"+line {i}" for i in range(100))
+    result = ToolResult.text("Edited", {"diff": diff})
+    collapsed = tool_render.result_body("edit", {}, result, False, expanded=False)
+    expanded = tool_render.result_body("edit", {}, result, False, expanded=True)
+    assert collapsed is not None and expanded is not None
+    assert "+line 99" not in collapsed.plain and "40 more lines" in collapsed.plain
+    assert "+line 99" in expanded.plain
+
+
+def test_bash_shows_the_tail_of_its_output() -> None:
+    output = "\n".join(f"out {i}" for i in range(30))
+    body = tool_render.result_body("bash", {}, ToolResult.text(output), False, expanded=False)
+    assert body is not None
+    lines = body.plain.split("\n")
+    assert lines[0].startswith("… 20 earlier lines")
+    assert lines[1:] == [f"out {i}" for i in range(20, 30)]
+    running = tool_render.running_body("bash", ToolResult.text(output))
+    assert running is not None and running.plain.split("\n")[-1] == "out 29"
+
+
+def test_failed_bash_shows_its_end_in_the_error_colour() -> None:
+    output = "\n".join(f"err {i}" for i in range(30)) + "\n\nExit code: 2"
+    body = tool_render.result_body("bash", {}, ToolResult.text(output), True, expanded=False)
+    assert body is not None
+    assert body.plain.endswith("Exit code: 2")
+    assert "$tool-error" in _line_styles(body)["Exit code: 2"]
+
+
+def test_read_and_write_collapse_to_a_summary() -> None:
+    read = ToolResult.text(
+        "a\nb\nc", {"path": "f", "start_line": 1, "end_line": 3, "total_lines": 300}
+    )
+    body = tool_render.result_body("read", {"path": "f"}, read, False, expanded=False)
+    assert body is not None and body.plain == "Read lines 1-3 of 300 (ctrl+o to expand)"
+    opened = tool_render.result_body("read", {"path": "f"}, read, False, expanded=True)
+    assert opened is not None and opened.plain.endswith("a\nb\nc")
+    write = ToolResult.text("Wrote f", {"path": "f", "lines": 3, "bytes": 6})
+    args = {"path": "f", "content": "1\n2\n3\n"}
+    body = tool_render.result_body("write", args, write, False, expanded=False)
+    assert body is not None and body.plain == "Wrote 3 lines (ctrl+o to expand)"
+
+
+def test_other_tools_show_their_first_lines() -> None:
+    text = "\n".join(f"match {i}" for i in range(20))
+    body = tool_render.result_body("grep", {}, ToolResult.text(text), False, expanded=False)
+    assert body is not None
+    assert body.plain.split("\n")[: tool_render.COLLAPSED_LINES] == [
+        f"match {i}" for i in range(tool_render.COLLAPSED_LINES)
+    ]
+    assert "14 more lines" in body.plain
