@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from picode.agent.agent import Agent, AgentBusyError
 from picode.agent.events import (
@@ -31,11 +31,10 @@ from picode.ai.abort import AbortController
 from picode.ai.models import (
     THINKING_LEVELS,
     Model,
-    ModelRegistry,
     ThinkingLevel,
     next_thinking_level,
 )
-from picode.ai.stream import StreamOptions, stream_simple
+from picode.ai.stream import StreamOptions
 from picode.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -44,8 +43,7 @@ from picode.ai.types import (
     ToolCall,
     UserMessage,
 )
-from picode.session.approval import ApprovalGate, Approver
-from picode.session.config import Settings
+from picode.session.approval import ApprovalGate
 from picode.session.credentials import Credentials
 from picode.session.events import (
     AnySessionEvent,
@@ -57,7 +55,8 @@ from picode.session.events import (
     ThinkingLevelChanged,
 )
 from picode.session.extensions import ExtensionHost
-from picode.session.paths import Paths, project_dir
+from picode.session.options import SessionOptions
+from picode.session.paths import project_dir
 from picode.session.persistence import SessionRecorder
 from picode.session.recovery import RecoveryPlanner
 from picode.session.rules import load_rules
@@ -68,30 +67,6 @@ log = logging.getLogger(__name__)
 Listener = Callable[[AnySessionEvent], Awaitable[None] | None]
 
 __all__ = ["AgentBusyError", "AgentSession", "SessionOptions", "SessionUsage"]
-
-
-@dataclass(slots=True)
-class SessionOptions:
-    cwd: Path
-    paths: Paths
-    settings: Settings
-    registry: ModelRegistry
-    model: Model
-    thinking: ThinkingLevel = "off"
-    tools: Sequence[str] | None = None
-    #: "new", "continue", an id or unique prefix, a path, or None for no file at all.
-    session: Literal["new", "continue"] | str | Path | None = "new"
-    system_prompt: str | None = None
-    append_system_prompt: str | None = None
-    approver: Approver | None = None
-    approval: Literal["never", "edits", "all"] | None = None
-    load_extensions: bool = True
-    stream_fn: Callable[..., Any] = stream_simple
-    #: Extra tools (tests, embedding applications).
-    extra_tools: Sequence[AgentTool] = ()
-    #: Chosen on the command line: they win over what a resumed session recorded.
-    model_explicit: bool = False
-    thinking_explicit: bool = False
 
 
 @dataclass(slots=True)
@@ -139,6 +114,7 @@ class AgentSession:
         self._abort_retry: AbortController | None = None
         self._running = False
         self._closed = False
+        self._background: set[asyncio.Future[Any]] = set()
 
     # --- construction ------------------------------------------------------------------
 
@@ -192,9 +168,7 @@ class AgentSession:
             steering_mode=self.settings.steering_mode,
             follow_up_mode=self.settings.follow_up_mode,
         )
-        rules, rule_problems = load_rules(
-            project_dir(self.cwd) / "rules", options.paths.rules_dir
-        )
+        rules, rule_problems = load_rules(project_dir(self.cwd) / "rules", options.paths.rules_dir)
         for problem in rule_problems:
             self._notice(problem, "warning", "rules")
         self.recovery = RecoveryPlanner(self, rules, restored.fired_rules)
@@ -314,13 +288,18 @@ class AgentSession:
             except Exception:
                 log.exception("session listener failed on %s", event.type)
 
+    def _spawn(self, work: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     def emit_soon(self, event: AnySessionEvent) -> None:
         """Emit from synchronous code; listeners still run in order on the loop."""
         for listener in list(self._listeners):
             try:
                 result = listener(event)
                 if result is not None:
-                    asyncio.ensure_future(result)
+                    self._spawn(result)
             except Exception:
                 log.exception("session listener failed on %s", event.type)
 
@@ -331,6 +310,9 @@ class AgentSession:
             case MessageStart(message=message):
                 if isinstance(message, AssistantMessage):
                     self.recovery.on_assistant_start()
+                elif isinstance(message, UserMessage):
+                    # A queued message may just have been delivered: the queues changed.
+                    self._queue_changed()
                 await self.extensions.emit("message_start", message)
             case MessageEnd(message=message):
                 if self.recovery.keep_message(message):
@@ -532,7 +514,7 @@ class AgentSession:
         elif self._running:
             self.follow_up(text)
         else:
-            asyncio.ensure_future(self.prompt(text))
+            self._spawn(self.prompt(text))
 
     def append_entry(self, custom_type: str, data: Any) -> None:
         self.recorder.record_custom(custom_type, data)

@@ -1,0 +1,42 @@
+"""SessionOptions: what a front end decides before a session opens. Kept apart from
+AgentSession so building it (at start-up, before the first frame) imports nothing heavy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from picode.ai.models import Model, ModelRegistry, ThinkingLevel
+from picode.ai.stream import stream_simple
+
+if TYPE_CHECKING:
+    from picode.agent.tool import AgentTool
+    from picode.session.approval import Approver
+    from picode.session.config import Settings
+    from picode.session.paths import Paths
+
+
+@dataclass(slots=True)
+class SessionOptions:
+    cwd: Path
+    paths: Paths
+    settings: Settings
+    registry: ModelRegistry
+    model: Model
+    thinking: ThinkingLevel = "off"
+    tools: Sequence[str] | None = None
+    #: "new", "continue", an id or unique prefix, a path, or None for no file at all.
+    session: Literal["new", "continue"] | str | Path | None = "new"
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    approver: Approver | None = None
+    approval: Literal["never", "edits", "all"] | None = None
+    load_extensions: bool = True
+    stream_fn: Callable[..., Any] = stream_simple
+    #: Extra tools (tests, embedding applications).
+    extra_tools: Sequence[AgentTool] = ()
+    #: Chosen on the command line: they win over what a resumed session recorded.
+    model_explicit: bool = False
+    thinking_explicit: bool = False
