@@ -25,6 +25,7 @@ examples:
 keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY);
 base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL;
 PICODE_HOME=<dir> keeps config, sessions and cache under one folder.
+exit codes (headless): 0 done, 1 failed (reason on stderr), 2 bad usage, 130 interrupted.
 """
 
 
@@ -38,21 +39,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("prompt", nargs="*", help="initial prompt; @path attaches a file")
     parser.add_argument("--version", action="version", version=f"picode {__version__}")
     parser.add_argument(
-        "-p", "--print", dest="print_mode", action="store_true",
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
         help="run the prompt, print the final answer and exit",
     )
     parser.add_argument(
-        "--mode", choices=("text", "json", "rpc"), default=None,
+        "--mode",
+        choices=("text", "json", "rpc"),
+        default=None,
         help="headless output: text (with -p), json (one event per line), rpc (stdin commands)",
     )
     parser.add_argument("--model", metavar="PROVIDER/ID[:THINKING]", help="model to use")
     parser.add_argument("--thinking", choices=THINKING_CHOICES, help="thinking level")
     parser.add_argument(
-        "-c", "--continue", dest="continue_session", action="store_true",
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
         help="continue the latest session in this folder",
     )
     parser.add_argument(
-        "-r", "--resume", nargs="?", const="", default=None, metavar="ID",
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
         help="resume a session by id or unique prefix (no id: pick one)",
     )
     parser.add_argument("--session", metavar="PATH|ID", help="open this session file or id")
@@ -60,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-session", action="store_true", help="do not save this session to disk"
     )
     parser.add_argument(
-        "--tools", metavar="LIST",
+        "--tools",
+        metavar="LIST",
         help="comma-separated tools to enable (read,write,edit,bash,grep,find,ls); '' for none",
     )
     parser.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
@@ -83,7 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--no-session cannot be combined with -c, -r or --session")
     from picode.launch import launch
 
-    return launch(args)
+    # A real command line (no argv given) may end the process without the interpreter's
+    # slow clean-up; a caller passing argv gets control back.
+    return launch(args, exit_when_done=argv is None)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,11 @@ EXIT_INTERRUPTED = 130
 DEFAULT_PROVIDER_ORDER = ("anthropic", "openai", "google")
 
 
+#: ``@path`` at the start of a word; the path runs to the next space.
+MENTION = re.compile(r"(?<!\S)@(\S+)")
+TRAILING_PUNCTUATION = ",.;:!?)]}'\""
+
+
 class LaunchError(Exception):
     """A problem the user must fix before picode can start; printed without a traceback."""
 
@@ -30,14 +36,46 @@ class Prepared:
     warnings: list[str]
 
 
-def launch(args: argparse.Namespace) -> int:
+def launch(args: argparse.Namespace, *, exit_when_done: bool = False) -> int:
+    """Run the chosen front end; its exit code.
+
+    ``exit_when_done`` ends a headless run with ``os._exit`` once its output is flushed:
+    the session file is closed by then, and tearing down the interpreter (the SDK's and
+    pydantic's many objects) would add about half a second to every ``picode -p``.
+    """
+    code = _launch(args)
     mode = args.mode or ("text" if args.print_mode else "tui")
+    if exit_when_done and mode != "tui":
+        exit_now(code)
+    return code
+
+
+def exit_now(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _launch(args: argparse.Namespace) -> int:
+    mode = args.mode or ("text" if args.print_mode else "tui")
+    if mode == "rpc" and args.prompt:
+        print("picode: rpc mode takes its prompts as commands on stdin", file=sys.stderr)
+        return EXIT_USAGE
     try:
         if mode == "tui":
             prepared = prepare(args, interactive=True)
             from picode.tui import run_tui
 
-            return run_tui(prepared.options, theme=args.theme, warnings=prepared.warnings)
+            initial = build_prompt(args.prompt, read_stdin=False) if args.prompt else None
+            return run_tui(
+                prepared.options,
+                theme=args.theme,
+                warnings=prepared.warnings,
+                initial_prompt=initial,
+            )
         prepared = prepare(args, interactive=False)
         for warning in prepared.warnings:
             print(f"picode: warning: {warning}", file=sys.stderr)
@@ -45,10 +83,14 @@ def launch(args: argparse.Namespace) -> int:
             from picode.modes.rpc import run_rpc
 
             return run_rpc(prepared.options)
-        prompt = build_prompt(args.prompt, read_stdin=not sys.stdin.isatty())
+        prompt = build_prompt(args.prompt, read_stdin=not _stdin_is_terminal())
         if not prompt.strip():
-            print("picode: -p needs a prompt (arguments or piped stdin)", file=sys.stderr)
+            print(
+                "picode: print mode needs a prompt: give it as arguments or pipe it on stdin",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
+        require_key(prepared.options, explicit=bool(args.model))
         from picode.modes.headless import run_headless
 
         return run_headless(prepared.options, prompt, json_events=(mode == "json"))
@@ -56,6 +98,7 @@ def launch(args: argparse.Namespace) -> int:
         print(f"picode: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
+        print("picode: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
@@ -76,40 +119,27 @@ def prepare(args: argparse.Namespace, *, interactive: bool) -> Prepared:
     credentials = Credentials(registry, paths)
     model_ref = args.model or settings.default_model
     thinking: ThinkingLevel | None = args.thinking
+    #: ":high" at the end of --model (an id may hold colons too: "qwen3:8b").
+    thinking_in_ref = False
     if model_ref:
         try:
             resolved = registry.resolve(model_ref)
         except UnknownModelError as exc:
-            raise LaunchError(str(exc)) from None
+            source = "--model" if args.model else "default_model in config.toml"
+            raise LaunchError(f"{exc} (from {source})") from None
         model = resolved.model
         if resolved.warning:
             warnings.append(resolved.warning)
+        thinking_in_ref = bool(args.model) and resolved.thinking is not None
         thinking = thinking or resolved.thinking
     else:
         model = pick_default_model(registry, credentials)
     if thinking is None:
         thinking = settings.thinking if settings.thinking in THINKING_LEVELS else "off"
-    if not model.reasoning:
+    if not model.reasoning and thinking != "off":
+        if args.thinking or thinking_in_ref:
+            warnings.append(f"{model.ref} does not think; thinking level set to off")
         thinking = "off"
-    session: Any
-    if args.no_session:
-        session = None
-    elif args.continue_session:
-        session = "continue"
-    elif args.session:
-        session = Path(args.session) if os.path.exists(args.session) else args.session
-    elif args.resume is not None:
-        if not args.resume:
-            if not interactive:
-                raise LaunchError("-r without an id needs the TUI; pass an id or prefix")
-            session = "pick"
-        else:
-            session = args.resume
-    else:
-        session = "new"
-    tools = None
-    if args.tools is not None:
-        tools = [name.strip() for name in args.tools.split(",") if name.strip()]
     options = SessionOptions(
         cwd=cwd,
         paths=paths,
@@ -117,13 +147,46 @@ def prepare(args: argparse.Namespace, *, interactive: bool) -> Prepared:
         registry=registry,
         model=model,
         thinking=thinking,
-        tools=tools,
-        session=session,
+        tools=parse_tools(args.tools),
+        session=session_spec(args, interactive=interactive),
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         approval="all" if args.approve else None,
+        model_explicit=bool(args.model),
+        thinking_explicit=args.thinking is not None or thinking_in_ref,
     )
     return Prepared(options, warnings)
+
+
+def session_spec(args: argparse.Namespace, *, interactive: bool) -> Any:
+    """What SessionOptions.session should be for -c, -r, --session and --no-session."""
+    if args.no_session:
+        return None
+    if args.continue_session:
+        return "continue"
+    if args.session:
+        return Path(args.session) if os.path.exists(args.session) else args.session
+    if args.resume is not None:
+        if args.resume:
+            return args.resume
+        if not interactive:
+            raise LaunchError("-r without an id opens a picker, which needs the TUI; pass an id")
+        return "pick"
+    return "new"
+
+
+def parse_tools(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    from picode.tools import ALL_TOOL_NAMES
+
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in ALL_TOOL_NAMES]
+    if unknown:
+        raise LaunchError(
+            f"unknown tool(s) in --tools: {', '.join(unknown)}; known: {', '.join(ALL_TOOL_NAMES)}"
+        )
+    return names
 
 
 def pick_default_model(registry: ModelRegistry, credentials: Any) -> Any:
@@ -135,26 +198,67 @@ def pick_default_model(registry: ModelRegistry, credentials: Any) -> Any:
     return registry.default_model(DEFAULT_PROVIDER_ORDER[0])
 
 
+def require_key(options: Any, *, explicit: bool) -> None:
+    """Fail before any work when the model's provider has no key; name what to set."""
+    from picode.session.credentials import Credentials, MissingApiKeyError
+
+    credentials = Credentials(options.registry, options.paths)
+    try:
+        credentials.require(options.model)
+    except MissingApiKeyError as exc:
+        if explicit or options.settings.default_model:
+            raise LaunchError(str(exc)) from None
+        variables = [
+            " or ".join(info.api_key_env)
+            for name, info in options.registry.providers.items()
+            if name in DEFAULT_PROVIDER_ORDER and info.api_key_env
+        ]
+        raise LaunchError(
+            f"No API key found. Set one of {', '.join(variables)}, or pass --model "
+            "provider/id for a provider configured in config.toml."
+        ) from None
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is None or sys.stdin.isatty()
+    except (AttributeError, ValueError):  # closed or replaced stdin
+        return True
+
+
 def build_prompt(words: list[str], *, read_stdin: bool) -> str:
-    """Join prompt words; ``@path`` words attach that file's text; piped stdin is appended."""
-    parts: list[str] = []
-    attachments: list[str] = []
-    for word in words:
-        if word.startswith("@") and len(word) > 1:
-            path = Path(word[1:]).expanduser()
-            if path.is_file():
-                attachments.append(_attach(path))
-                parts.append(word[1:])
-                continue
-        parts.append(word)
-    text = " ".join(parts)
+    """Join prompt words; ``@path`` mentions attach that file's text; piped stdin follows."""
+    attachments: dict[Path, str] = {}
+
+    def mention(match: re.Match[str]) -> str:
+        raw = match.group(1)
+        name = raw.rstrip(TRAILING_PUNCTUATION)
+        path = Path(name).expanduser()
+        if not path.is_file():
+            if "/" in name or "." in name:  # meant as a file; "@dataclass" is just a word
+                print(f"picode: warning: @{name}: no such file; passed on as text", file=sys.stderr)
+            return match.group(0)
+        if path not in attachments:
+            attachments[path] = _attach(path)
+        return name + raw[len(name) :]
+
+    text = MENTION.sub(mention, " ".join(words))
     if read_stdin:
-        piped = sys.stdin.read()
+        piped = _read_stdin()
         if piped.strip():
             text = f"{text}\n\n{piped}" if text else piped
     if attachments:
-        text = text + "\n\n" + "\n\n".join(attachments)
+        text = text + "\n\n" + "\n\n".join(attachments.values())
     return text
+
+
+def _read_stdin() -> str:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return sys.stdin.read()
+    # Bytes, not text: a stray invalid byte in piped input must not abort the run.
+    data: bytes = stream.read()
+    return data.decode("utf-8", errors="replace")
 
 
 def _attach(path: Path) -> str:

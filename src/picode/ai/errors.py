@@ -240,7 +240,10 @@ def _describe_exception(exc: BaseException) -> str:
     text = str(exc).strip()
     lowered = name.lower()
     if "timeout" in lowered:
-        return f"Request timed out{': ' + text if text and 'timed out' not in text else ''}"
+        # anyio's "Cancelled via cancel scope <id>; reason: deadline exceeded" says nothing.
+        if "timed out" in text or "cancel scope" in text:
+            text = ""
+        return f"Request timed out{': ' + text if text else ''}"
     if (
         "connect" in lowered
         or "protocol" in lowered

@@ -1,17 +1,43 @@
-"""``picode -p`` (print the final answer) and ``--mode json`` (print every event)."""
+"""``picode -p`` (print the final answer) and ``--mode json`` (print every event).
+
+Exit codes: 0 done, 1 failed (the reason on stderr, with a hint for the usual causes),
+130 interrupted by Ctrl+C (143 by SIGTERM). An interrupt aborts the run the same way Esc
+does in the TUI: the connection is closed, finished messages are already in the session
+file, and the aborted one is recorded as such.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
-import sys
+from collections.abc import Callable
 from typing import Any
 
 from picode.ai.types import AssistantMessage
-from picode.modes.serialize import dumps, event_to_dict
-from picode.session.events import AutoRetryStart, CompactionStart, Notice, RuleTriggered
+from picode.modes.output import LineWriter, warn
+from picode.modes.serialize import event_to_dict, session_header
+from picode.session.events import (
+    AutoRetryEnd,
+    AutoRetryStart,
+    CompactionEnd,
+    CompactionStart,
+    EditGuardAbort,
+    Notice,
+    RuleTriggered,
+)
 
-EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_OK, EXIT_ERROR = 0, 1
+
+#: Error texts meaning the server could not be reached at all (not a cut mid-answer).
+UNREACHABLE = (
+    "connection refused",
+    "all connection attempts failed",
+    "name or service not known",
+    "nodename nor servname",
+    "failed to resolve",
+)
+INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def run_headless(options: Any, prompt: str, *, json_events: bool) -> int:
@@ -19,85 +45,147 @@ def run_headless(options: Any, prompt: str, *, json_events: bool) -> int:
 
 
 async def open_session(options: Any) -> Any:
-    """Open a session or print why not (and return None)."""
+    """Open a session or say why not (and return None)."""
     from picode.session.agent_session import AgentSession
 
     try:
         return await AgentSession.open(options)
     except (LookupError, ValueError, OSError) as exc:
-        print(f"picode: {exc}", file=sys.stderr)
+        warn(str(exc))
         return None
 
 
+class Interrupts:
+    """SIGINT/SIGTERM abort the session once; a second one exits at once (every finished
+    message is already on disk, so nothing is lost by not waiting)."""
+
+    def __init__(self, session: Any, then: Callable[[], None] | None = None) -> None:
+        self.session = session
+        self.then = then
+        self.signum: int | None = None
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in INTERRUPT_SIGNALS:
+            loop.add_signal_handler(signum, self._on_signal, signum)
+
+    def uninstall(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in INTERRUPT_SIGNALS:
+            loop.remove_signal_handler(signum)
+
+    def _on_signal(self, signum: int) -> None:
+        if self.signum is not None:
+            warn("interrupted again; exiting now")
+            os._exit(128 + signum)
+        self.signum = signum
+        self.session.abort()
+        if self.then is not None:
+            self.then()
+
+    @property
+    def exit_code(self) -> int | None:
+        return None if self.signum is None else 128 + self.signum
+
+
 async def _run(options: Any, prompt: str, json_events: bool) -> int:
+    from picode.agent.agent import AgentBusyError
+    from picode.modes.approval import terminal_approver
     from picode.session.credentials import MissingApiKeyError
 
+    if options.approver is None:
+        options.approver = terminal_approver()
     session = await open_session(options)
     if session is None:
         return EXIT_ERROR
-    loop = asyncio.get_running_loop()
-    interrupted = False
-
-    def interrupt() -> None:
-        nonlocal interrupted
-        interrupted = True
-        session.abort()
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, interrupt)
+    out = LineWriter()
+    interrupts = Interrupts(session)
+    interrupts.install()
     if json_events:
-        file = session.recorder.ensure_file()
-        header = dict(file.header) if file is not None else {"type": "session", "id": None}
-        _write_line(dumps(header))
-        session.subscribe(lambda event: _write_line(dumps(event_to_dict(event))))
+        out.json(session_header(session))
+        session.subscribe(lambda event: out.json(event_to_dict(event)))
     else:
-        session.subscribe(_report_progress)
+        session.subscribe(report_progress)
     try:
         await session.prompt(prompt)
-    except MissingApiKeyError as exc:
-        print(f"picode: {exc}", file=sys.stderr)
+    except (MissingApiKeyError, AgentBusyError) as exc:
+        warn(str(exc))
         return EXIT_ERROR
     finally:
         await session.close()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-    if interrupted:
-        print("picode: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    last = next(
-        (m for m in reversed(session.messages) if isinstance(m, AssistantMessage)), None
-    )
+        interrupts.uninstall()
+    if interrupts.exit_code is not None:
+        warn(_saved_note("interrupted", session))
+        return interrupts.exit_code
+    return _finish(session, out, print_text=not json_events)
+
+
+def _finish(session: Any, out: LineWriter, *, print_text: bool) -> int:
+    last = next((m for m in reversed(session.messages) if isinstance(m, AssistantMessage)), None)
     if last is None:
-        print("picode: the model sent no reply", file=sys.stderr)
+        warn("the model sent no reply")
         return EXIT_ERROR
     if last.stop_reason == "error":
-        print(f"picode: error: {last.error_message or 'unknown error'}", file=sys.stderr)
+        warn(f"error: {last.error_message or 'unknown error'}")
+        hint = error_hint(last.error_message or "", session)
+        if hint:
+            warn(f"hint: {hint}")
         return EXIT_ERROR
     if last.stop_reason == "aborted":
-        return EXIT_INTERRUPTED
-    if not json_events:
-        text = last.text
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        sys.stdout.flush()
+        warn(_saved_note("aborted", session))
+        return EXIT_ERROR
+    if last.stop_reason == "length":
+        warn("warning: the answer stopped at the model's output limit")
+    if print_text and last.text:
+        out.text(last.text)
     return EXIT_OK
 
 
-def _write_line(line: str) -> None:
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+def _saved_note(what: str, session: Any) -> str:
+    path = session.session_file_path
+    return f"{what}; the conversation is saved in {path}" if path else what
 
 
-def _report_progress(event: Any) -> None:
-    """Print mode stays quiet on stdout; what a person should know goes to stderr."""
+def error_hint(message: str, session: Any) -> str | None:
+    """A next step for the failures people hit most."""
+    lowered = message.lower()
+    model = session.model
+    info = session.registry.providers.get(model.provider)
+    if message.startswith("401") or "unauthorized" in lowered or "api key" in lowered:
+        variables = " or ".join(info.api_key_env) if info and info.api_key_env else None
+        if variables:
+            return f"check {variables} (or api_key in [providers.{model.provider}] of config.toml)"
+        return f"check the api_key / api_key_env of [providers.{model.provider}] in config.toml"
+    if message.startswith("404"):
+        url = session.credentials.base_url(model)
+        return f"check the model id '{model.id}' and the base URL {url}"
+    if any(sign in lowered for sign in UNREACHABLE):
+        url = session.credentials.base_url(model)
+        return f"is the server at {url} reachable?"
+    return None
+
+
+def report_progress(event: Any) -> None:
+    """Print mode keeps stdout for the answer; what a person should know goes to stderr."""
     match event:
         case AutoRetryStart(attempt=attempt, max_attempts=most, delay_ms=delay, error=error):
-            print(
-                f"picode: {error} — retrying in {delay / 1000:.0f} s ({attempt}/{most})",
-                file=sys.stderr,
-            )
+            warn(f"{error} — retrying in {seconds(delay)} (attempt {attempt}/{most})")
+        case AutoRetryEnd(success=False, final_error=error) if error:
+            warn(f"giving up: {error}")
         case CompactionStart(reason=reason):
-            print(f"picode: compacting the context ({reason})", file=sys.stderr)
+            warn(f"compacting the context ({reason})")
+        case CompactionEnd(error=error) if error:
+            warn(f"compaction failed: {error}")
         case RuleTriggered(rule=rule):
-            print(f"picode: stream rule '{rule}' fired; retrying the turn", file=sys.stderr)
+            warn(f"stream rule '{rule}' matched; retrying the turn with its reminder")
+        case EditGuardAbort(path=path, reason=reason):
+            warn(f"edit of {path} stopped early: {reason}")
         case Notice(level=level, text=text) if level != "info":
-            print(f"picode: {level}: {text}", file=sys.stderr)
+            warn(f"{level}: {text}")
+
+
+def seconds(milliseconds: int) -> str:
+    value = milliseconds / 1000
+    if value >= 10 or value == int(value):
+        return f"{value:.0f} s"
+    return f"{value:.3f}".rstrip("0").rstrip(".") + " s"

@@ -71,7 +71,7 @@ def event_to_dict(event: Any) -> dict[str, Any]:
                 "is_error": event.is_error,
             }
     if dataclasses.is_dataclass(event) and not isinstance(event, type):
-        out = {"type": event.type}
+        out = {"type": getattr(event, "type", type(event).__name__)}
         for item in dataclasses.fields(event):
             out[item.name] = _plain(getattr(event, item.name))
         return out
@@ -93,5 +93,22 @@ def _plain(value: Any) -> Any:
         return repr(value)
 
 
+def session_header(session: Any) -> dict[str, Any]:
+    """The session file's header line; a made-up one (``id`` null) with ``--no-session``."""
+    file = session.recorder.ensure_file()
+    if file is not None:
+        return {**file.header, "path": str(file.path)}
+    from picode.session.store_format import FORMAT_VERSION, now_ms
+
+    return {
+        "type": "session",
+        "version": FORMAT_VERSION,
+        "id": None,
+        "timestamp": now_ms(),
+        "cwd": str(session.cwd),
+        "path": None,
+    }
+
+
 def dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=repr)

@@ -28,6 +28,9 @@ def run_tui(
     os.environ.setdefault("ESCDELAY", "25")
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
+    from picode.tui.terminal_keys import enable_alt_enter
+
+    enable_alt_enter()
 
     config = TuiConfig.from_options(options, theme=theme)
     config.warnings = list(warnings)

@@ -1,0 +1,63 @@
+"""Approvals without the TUI: print mode asks on the controlling terminal (stdin and stdout
+may be pipes), and refuses with a reason the model can read when there is none."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from picode.session.approval import ApprovalDecision, ApprovalRequest, Approver
+
+TTY_PATH = "/dev/tty"
+
+NO_TERMINAL_REASON = (
+    "approval is required, but picode runs without a terminal to ask on; "
+    "run it interactively or without --approve"
+)
+
+
+def terminal_approver(tty_path: str = TTY_PATH) -> Approver:
+    """Ask on ``tty_path``; deny when it cannot be opened."""
+
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[ApprovalDecision] = loop.create_future()
+
+        def settle(decision: ApprovalDecision) -> None:
+            if not future.done():
+                future.set_result(decision)
+
+        def ask() -> None:
+            decision = _ask_on_terminal(tty_path, request)
+            loop.call_soon_threadsafe(settle, decision)
+
+        # A daemon thread, not the loop's executor: a question left unanswered when the
+        # run is aborted must not keep the process alive at exit.
+        threading.Thread(target=ask, name="picode-approval", daemon=True).start()
+        return await future
+
+    return approve
+
+
+def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecision:
+    try:
+        tty: Any = open(tty_path, "r+", encoding="utf-8", errors="replace")  # noqa: SIM115
+    except OSError:
+        return ApprovalDecision("no", NO_TERMINAL_REASON)
+    with tty:
+        tty.write(f"\npicode wants to run {request.tool_name}:\n{request.preview}\n")
+        while True:
+            tty.write("Allow? [y]es / [a]lways / [n]o (optionally: n <reason>): ")
+            tty.flush()
+            answer = tty.readline()
+            if not answer:
+                return ApprovalDecision("no", "the terminal closed before an answer")
+            word, _, rest = answer.strip().partition(" ")
+            choice = word.lower()
+            if choice in ("y", "yes"):
+                return ApprovalDecision("yes")
+            if choice in ("a", "always"):
+                return ApprovalDecision("always")
+            if choice in ("n", "no"):
+                return ApprovalDecision("no", rest.strip() or None)

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.apis import DRIVERS, ApiDriver
+from tests.cli.harness import PicodeEnv
+from tests.wire.server import WireServer
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    server = WireServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def picode(tmp_path: Path) -> PicodeEnv:
+    return PicodeEnv(tmp_path)
+
+
+@pytest.fixture(params=DRIVERS, ids=[driver.name for driver in DRIVERS])
+def api(request: pytest.FixtureRequest, wire: WireServer, picode: PicodeEnv) -> ApiDriver:
+    """One wire API, with picode pointed at the test server for it."""
+    driver: ApiDriver = request.param
+    picode.env.update(driver.environment(wire))
+    config = driver.config(wire)
+    if config:
+        picode.add_config(config)
+    return driver
