@@ -393,3 +393,19 @@ def _message_text(item: Any) -> str:
         if isinstance(text, str):
             parts.append(text)
     return "".join(parts)
+
+
+def _warm_event_types() -> None:
+    """Build the SDK's validators for stream events now, during the (threaded) import,
+    instead of on the event loop when the first event of the first reply arrives."""
+    from openai._models import construct_type
+    from openai.types.responses import ResponseStreamEvent
+
+    sample = {"type": "response.created", "sequence_number": 0}
+    try:
+        construct_type(type_=ResponseStreamEvent, value=sample)
+    except Exception:  # warming is an optimisation only
+        return
+
+
+_warm_event_types()
