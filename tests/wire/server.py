@@ -95,10 +95,12 @@ _REASONS = {
 
 
 class WireServer:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._listener.bind(("127.0.0.1", 0))
+        self._listener.bind(("127.0.0.1", port))
+        #: Answers requests once the queue is empty (demo servers); None → a 500 reply.
+        self.default_responder: Callable[[RecordedRequest], WireResponse] | None = None
         self._listener.listen(64)
         self.port: int = self._listener.getsockname()[1]
         self.requests: list[RecordedRequest] = []
@@ -236,7 +238,7 @@ class WireServer:
 
     def _next_response(self, request: RecordedRequest) -> WireResponse:
         with self._lock:
-            responder = self._queue.pop(0) if self._queue else None
+            responder = self._queue.pop(0) if self._queue else self.default_responder
         if responder is None:
             return json_response(500, {"error": {"message": "wire server: no scripted response"}})
         return responder(request) if callable(responder) else responder

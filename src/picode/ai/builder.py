@@ -334,9 +334,14 @@ def _message_chars(message: Any) -> int:
 
 
 async def import_provider(module_name: str) -> Any:
-    """Import a provider module off the event loop: SDK imports take hundreds of ms."""
+    """Import a provider module off the event loop: SDK imports take hundreds of ms.
+
+    A module another thread is still importing (the TUI warms the SDK in the background)
+    is already in ``sys.modules`` but half built; importing it again waits for that import
+    to finish, in a worker thread so the loop keeps running."""
     module = sys.modules.get(module_name)
-    if module is not None:
+    spec = getattr(module, "__spec__", None)
+    if module is not None and not getattr(spec, "_initializing", False):
         return module
     return await asyncio.to_thread(importlib.import_module, module_name)
 
