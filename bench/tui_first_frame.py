@@ -45,7 +45,7 @@ WITH_OPTIONS = """
 import asyncio
 from pathlib import Path
 from picode.ai.models import builtin_registry
-from picode.session.agent_session import SessionOptions
+from picode.session.options import SessionOptions
 from picode.session.config import load_config
 from picode.session.paths import resolve_paths
 from picode.tui.app import PicodeApp

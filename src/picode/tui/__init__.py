@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from picode.session.agent_session import SessionOptions
+    from picode.session.options import SessionOptions
 
 
 def run_tui(

@@ -18,7 +18,8 @@ from picode.tui.widgets.transcript import DEFAULT_MAX_ENTRIES
 
 if TYPE_CHECKING:
     from picode.ai.models import Model
-    from picode.session.agent_session import AgentSession, SessionOptions
+    from picode.session.agent_session import AgentSession
+    from picode.session.options import SessionOptions
 
 
 @dataclass(slots=True)
