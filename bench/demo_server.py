@@ -22,8 +22,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.wire.anthropic_protocol import AnthropicStream, anthropic_error  # noqa: E402
-from tests.wire.server import Pause, RecordedRequest, WireResponse, WireServer  # noqa: E402
+from tests.wire.anthropic_protocol import AnthropicStream, anthropic_error
+from tests.wire.server import Pause, RecordedRequest, WireResponse, WireServer
 
 ANSWER = """Here is what I found.
 

@@ -27,8 +27,8 @@ from picode.ai.builder import MessageBuilder
 from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxProvider
 from picode.ai.stream import register_api
-from picode.session.options import SessionOptions
 from picode.session.config import Settings
+from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
 from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig

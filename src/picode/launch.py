@@ -104,9 +104,9 @@ def _launch(args: argparse.Namespace) -> int:
 
 def prepare(args: argparse.Namespace, *, interactive: bool) -> Prepared:
     from picode.ai.models import builtin_registry
-    from picode.session.options import SessionOptions
     from picode.session.config import apply_providers, load_config
     from picode.session.credentials import Credentials
+    from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
 
     cwd = Path.cwd()

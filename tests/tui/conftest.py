@@ -13,8 +13,8 @@ from picode.agent.tool import AgentTool, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxProvider
-from picode.session.options import SessionOptions
 from picode.session.config import Settings
+from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
 from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig
