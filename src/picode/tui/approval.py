@@ -1,0 +1,264 @@
+"""The inline approval prompt for bash / write / edit calls (approval mode, SPEC §6.4).
+
+y yes · a always (this session) · n no, then a reason and Enter · Esc no, and stop the turn.
+Keys arriving before the prompt has been on screen for ``ARM_DELAY_S`` are ignored: they
+were typed for the editor before the prompt appeared, not as an answer to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from picode.session.approval import ApprovalDecision, ApprovalRequest
+
+ARM_DELAY_S = 0.3
+PREVIEW_LINES = 20
+_LINE_CHARS = 400
+
+_KEYS: tuple[tuple[str, str], ...] = (
+    ("y", "yes"),
+    ("a", "always (this session)"),
+    ("n", "no (then type a reason, Enter)"),
+    ("esc", "no, and stop"),
+)
+
+
+def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> Content:
+    """The command, or the change with added and removed lines coloured."""
+    lines = request.preview.splitlines() or [""]
+    if request.tool_name == "bash":
+        body = [Content.assemble(("$ ", "$text-muted"), (_clip(lines[0]), "bold"))]
+        body += [Content.styled(_clip(line), "bold") for line in lines[1:max_lines]]
+    else:
+        body = [
+            _preview_line(line, first=index == 0) for index, line in enumerate(lines[:max_lines])
+        ]
+    hidden = len(lines) - min(len(lines), max_lines)
+    if hidden > 0:
+        body.append(Content.styled(f"… {hidden} more lines", "$text-muted italic"))
+    return Content("\n").join(body)
+
+
+def _preview_line(line: str, *, first: bool) -> Content:
+    line = _clip(line)
+    if first:
+        return Content.styled(line, "bold")
+    if line.startswith("+"):
+        return Content.styled(line, "$diff-added on $diff-added-background")
+    if line.startswith("-"):
+        return Content.styled(line, "$diff-removed on $diff-removed-background")
+    if line.startswith(("@@", "edit ", "write ")):
+        return Content.styled(line, "$diff-hunk")
+    if line.startswith("…"):
+        return Content.styled(line, "$text-muted italic")
+    return Content.styled(line, "$diff-context")
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= _LINE_CHARS else line[: _LINE_CHARS - 1] + "…"
+
+
+def title_for(request: ApprovalRequest) -> str:
+    verb = {"bash": "Run this command", "write": "Write this file", "edit": "Make this edit"}
+    return f"{verb.get(request.tool_name, f'Run {request.tool_name}')}?"
+
+
+class ApprovalPrompt(Widget, can_focus=True):
+    """Mount it, focus it, ``await prompt.ask()``; or use ``ask_approval``.
+
+    Posts ``Answered`` when decided; ``aborted`` is True after Esc (the app should then
+    abort the turn as well as deny the call).
+    """
+
+    DEFAULT_CSS = """
+    ApprovalPrompt {
+        height: auto;
+        border: round $warning;
+        padding: 0 1;
+        background: $surface;
+    }
+    ApprovalPrompt #approval-title {
+        color: $warning;
+        text-style: bold;
+    }
+    ApprovalPrompt #approval-preview {
+        margin: 0 0 1 0;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    ApprovalPrompt #approval-reason {
+        display: none;
+        height: 1;
+        border: none;
+        padding: 0;
+        background: $surface;
+    }
+    ApprovalPrompt.-reason #approval-reason {
+        display: block;
+    }
+    ApprovalPrompt.-reason #approval-keys {
+        display: none;
+    }
+    """
+
+    class Answered(Message):
+        def __init__(self, prompt: ApprovalPrompt, decision: ApprovalDecision) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.decision = decision
+            self.aborted = prompt.aborted
+
+    def __init__(
+        self,
+        request: ApprovalRequest,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        arm_delay: float = ARM_DELAY_S,
+        max_preview_lines: int = PREVIEW_LINES,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.request = request
+        self._clock = clock
+        self.arm_delay = arm_delay
+        self.max_preview_lines = max_preview_lines
+        self.shown_at: float | None = None
+        self.mode: Literal["choose", "reason"] = "choose"
+        self.decision: ApprovalDecision | None = None
+        self.aborted = False
+        self.ignored_keys = 0
+        self._future: asyncio.Future[ApprovalDecision] | None = None
+        self.reason_input = Input(placeholder="Why not? (Enter to send)", id="approval-reason")
+        self._keys = Static(self._keys_content(armed=False), id="approval-keys")
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(title_for(self.request)), id="approval-title")
+        yield Static(render_preview(self.request, self.max_preview_lines), id="approval-preview")
+        yield self._keys
+        yield self.reason_input
+
+    def on_mount(self) -> None:
+        # The clock starts once the prompt has actually been drawn.
+        self.call_after_refresh(self._start_clock)
+
+    def _start_clock(self) -> None:
+        self.shown_at = self._clock()
+        if self.arm_delay <= 0:
+            self._keys.update(self._keys_content(armed=True))
+        else:
+            self.set_timer(self.arm_delay, self._show_armed)
+
+    def _show_armed(self) -> None:
+        if self.is_armed:
+            self._keys.update(self._keys_content(armed=True))
+        else:  # a slow clock (or a test's fake one): look again shortly
+            self.set_timer(0.05, self._show_armed)
+
+    @property
+    def is_armed(self) -> bool:
+        if self.shown_at is None:
+            return False
+        return self._clock() - self.shown_at >= self.arm_delay - 1e-9  # float noise
+
+    def _keys_content(self, *, armed: bool) -> Content:
+        key_style = "bold $accent" if armed else "bold $text-muted"
+        parts: list[Content] = []
+        for key, meaning in _KEYS:
+            parts.append(Content.assemble((key, key_style), " ", (meaning, "$text-muted")))
+        return Content(" · ").join(parts)
+
+    # --- answering -----------------------------------------------------------------------
+
+    async def ask(self) -> ApprovalDecision:
+        """Wait for the person's answer."""
+        if self.decision is not None:
+            return self.decision
+        if self._future is None:
+            self._future = asyncio.get_running_loop().create_future()
+        return await asyncio.shield(self._future)
+
+    def answer(self, kind: Literal["yes", "always", "no"], reason: str | None = None) -> None:
+        if self.decision is not None:
+            return
+        self.decision = ApprovalDecision(kind, reason)
+        if self._future is not None and not self._future.done():
+            self._future.set_result(self.decision)
+        self.post_message(self.Answered(self, self.decision))
+
+    def cancel(self, reason: str | None = None) -> None:
+        """Deny without asking (the turn was aborted elsewhere, the app is closing)."""
+        self.answer("no", reason)
+
+    def on_key(self, event: events.Key) -> None:
+        if self.decision is not None:
+            return
+        key = event.key
+        if self.mode == "reason":
+            if key == "escape":
+                self._consume(event)
+                self._abort()
+            return
+        if key not in ("y", "a", "n", "escape"):
+            return
+        self._consume(event)
+        if not self.is_armed:
+            self.ignored_keys += 1
+            return
+        if key == "y":
+            self.answer("yes")
+        elif key == "a":
+            self.answer("always")
+        elif key == "n":
+            self.mode = "reason"
+            self.add_class("-reason")
+            self.reason_input.focus()
+        else:
+            self._abort()
+
+    def _abort(self) -> None:
+        self.aborted = True
+        reason = self.reason_input.value.strip() if self.mode == "reason" else ""
+        self.answer("no", reason or None)
+
+    @on(Input.Submitted, "#approval-reason")
+    def _reason_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.answer("no", event.value.strip() or None)
+
+    @staticmethod
+    def _consume(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+
+async def ask_approval(
+    parent: Widget,
+    request: ApprovalRequest,
+    *,
+    before: Widget | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    arm_delay: float = ARM_DELAY_S,
+) -> ApprovalDecision:
+    """Mount a prompt in ``parent`` (before ``before`` if given), focus it, wait for the
+    answer, then remove it and give focus back to whatever had it."""
+    prompt = ApprovalPrompt(request, clock=clock, arm_delay=arm_delay)
+    previous_focus = parent.app.focused
+    await parent.mount(prompt, before=before)
+    prompt.focus()
+    try:
+        return await prompt.ask()
+    finally:
+        prompt.cancel("The prompt was closed.")
+        await prompt.remove()
+        if previous_focus is not None and previous_focus.is_attached:
+            previous_focus.focus()

@@ -1,0 +1,156 @@
+"""Slash commands: what exists, what each takes, and completing ``/na`` → ``/name``.
+
+The registry only describes commands; running them is the app's job. A ``handler`` may be
+attached (built-ins by the app, extension commands by whoever registers them) so the app
+can dispatch without a second lookup table.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+CommandSource = Literal["builtin", "extension"]
+
+#: Letters or digits first, then word characters, ``:`` or ``-`` (as extensions allow).
+_NAME = re.compile(r"^[A-Za-z0-9][\w:-]*$")
+
+
+@dataclass(slots=True, frozen=True)
+class SlashCommand:
+    name: str
+    """Without the slash."""
+    description: str
+    argument_hint: str | None = None
+    """Shown after the name while completing, e.g. ``[instructions]``."""
+    source: CommandSource = "builtin"
+    #: Set by the app (built-ins) or the extension host; the registry never calls it.
+    handler: Callable[..., Any] | None = None
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name}" + (f" {self.argument_hint}" if self.argument_hint else "")
+
+
+@dataclass(slots=True, frozen=True)
+class ParsedCommand:
+    command: SlashCommand
+    argument: str
+    """Everything after the name, stripped ("" when none)."""
+
+
+class UnknownCommandError(LookupError):
+    """A ``/word`` that names no command; the message suggests close names."""
+
+
+BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("model", "Choose the model", "[provider/id]"),
+    SlashCommand("thinking", "Set the thinking level", "[off|minimal|low|medium|high|xhigh]"),
+    SlashCommand("theme", "Choose the colour theme (previews live)", "[name]"),
+    SlashCommand("new", "Start a new session"),
+    SlashCommand("resume", "Resume an earlier session", "[id]"),
+    SlashCommand("fork", "Start a new session from an earlier message"),
+    SlashCommand("compact", "Summarise older messages to free context", "[instructions]"),
+    SlashCommand("session", "Show the session's file, id, messages and cost"),
+    SlashCommand("name", "Name this session", "<name>"),
+    SlashCommand("copy", "Copy the last reply to the clipboard"),
+    SlashCommand("export", "Export the session to HTML and Markdown", "[path]"),
+    SlashCommand("hotkeys", "Show the key bindings"),
+    SlashCommand("quit", "Quit picode"),
+)
+
+
+class CommandRegistry:
+    """Built-in commands first, then extension commands in the order they were added."""
+
+    def __init__(self, builtins: Iterable[SlashCommand] = BUILTIN_COMMANDS) -> None:
+        self._commands: dict[str, SlashCommand] = {}
+        for command in builtins:
+            self.add(command)
+
+    def __iter__(self) -> Iterator[SlashCommand]:
+        return iter(list(self._commands.values()))
+
+    def __len__(self) -> int:
+        return len(self._commands)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.removeprefix("/") in self._commands
+
+    def get(self, name: str) -> SlashCommand | None:
+        return self._commands.get(name.removeprefix("/"))
+
+    def add(self, command: SlashCommand) -> SlashCommand:
+        """Register ``command``; a bad name or a name already taken raises ValueError."""
+        if not _NAME.match(command.name):
+            raise ValueError(
+                f"command name {command.name!r} must start with a letter or digit and contain "
+                "only letters, digits, '_', ':' or '-' (no slash, no spaces)"
+            )
+        existing = self._commands.get(command.name)
+        if existing is not None:
+            raise ValueError(
+                f"the command /{command.name} already exists ({existing.source}: "
+                f"{existing.description})"
+            )
+        self._commands[command.name] = command
+        return command
+
+    def add_extension_command(
+        self,
+        name: str,
+        description: str,
+        argument_hint: str | None = None,
+        handler: Callable[..., Any] | None = None,
+    ) -> SlashCommand:
+        return self.add(SlashCommand(name, description, argument_hint, "extension", handler))
+
+    def remove(self, name: str) -> None:
+        """Forget an extension command (built-ins stay)."""
+        command = self._commands.get(name.removeprefix("/"))
+        if command is not None and command.source == "extension":
+            del self._commands[command.name]
+
+    def set_handler(self, name: str, handler: Callable[..., Any]) -> None:
+        command = self.get(name)
+        if command is None:
+            raise KeyError(f"no command /{name.removeprefix('/')}")
+        self._commands[command.name] = replace(command, handler=handler)
+
+    def complete(self, prefix: str) -> list[SlashCommand]:
+        """Commands whose name starts with what was typed after ``/``; when none does,
+        those whose name contains it. An empty prefix lists everything."""
+        typed = prefix.removeprefix("/").strip().lower()
+        commands = list(self._commands.values())
+        if not typed:
+            return commands
+        starts = [c for c in commands if c.name.lower().startswith(typed)]
+        return starts or [c for c in commands if typed in c.name.lower()]
+
+    def parse(self, text: str) -> ParsedCommand | None:
+        """``/name args`` → the command and its argument; None for text that is not a
+        command (no leading slash, or a path such as ``/usr/bin``).
+
+        Raises UnknownCommandError for ``/word`` naming no command.
+        """
+        stripped = text.strip()
+        if not stripped.startswith("/"):
+            return None
+        body = stripped[1:]
+        if not body or body[0].isspace():
+            return None
+        head = body.split(None, 1)[0]
+        if not _NAME.match(head):
+            return None
+        command = self._commands.get(head)
+        if command is None:
+            raise UnknownCommandError(self.unknown_message(head))
+        return ParsedCommand(command, stripped[1 + len(head) :].strip())
+
+    def unknown_message(self, name: str) -> str:
+        near = difflib.get_close_matches(name, list(self._commands), n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join('/' + n for n in near)}?" if near else ""
+        return f"Unknown command /{name}.{hint} Type / to see the commands."

@@ -1,0 +1,102 @@
+"""The completion list shown above the editor; the app drives it, it never takes focus."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from picode.tui.completion.commands import SlashCommand
+
+MAX_ITEMS = 50
+
+
+@dataclass(slots=True, frozen=True)
+class CompletionItem:
+    value: str
+    """What replaces the typed token (``/model``, ``src/app.py``)."""
+    label: str
+    detail: str = ""
+    """Dimmed after the label: a command's argument hint and description."""
+
+    @classmethod
+    def for_command(cls, command: SlashCommand) -> CompletionItem:
+        hint = f" {command.argument_hint}" if command.argument_hint else ""
+        return cls(f"/{command.name}", f"/{command.name}{hint}", command.description)
+
+    @classmethod
+    def for_path(cls, path: str) -> CompletionItem:
+        return cls(path, path)
+
+
+class CompletionPopup(OptionList, can_focus=False):
+    """``show(items)``, ``hide()``, ``move(delta)``, ``selected()``: the app routes Up/Down,
+    Tab/Enter and Esc here while ``is_open``."""
+
+    DEFAULT_CSS = """
+    CompletionPopup {
+        display: none;
+        height: auto;
+        max-height: 10;
+        border: none;
+        padding: 0 1;
+        background: $surface;
+    }
+    CompletionPopup.-open {
+        display: block;
+    }
+    CompletionPopup > .option-list--option-highlighted {
+        color: $block-cursor-foreground;
+        background: $block-cursor-background;
+        text-style: $block-cursor-text-style;
+    }
+    """
+
+    def __init__(self, *, id: str | None = "completion") -> None:
+        super().__init__(id=id, markup=False)
+        self.items: list[CompletionItem] = []
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
+    def show(self, items: Sequence[CompletionItem | str]) -> None:
+        """Replace the list (at most ``MAX_ITEMS``; a plain string is its own value and label)
+        and open it; no items closes it."""
+        self.items = [
+            item if isinstance(item, CompletionItem) else CompletionItem(item, item)
+            for item in items[:MAX_ITEMS]
+        ]
+        if not self.items:
+            self.hide()
+            return
+        self.set_options(Option(_prompt(item)) for item in self.items)
+        self.highlighted = 0
+        self.add_class("-open")
+
+    def hide(self) -> None:
+        self.remove_class("-open")
+        self.items = []
+        self.clear_options()
+
+    def move(self, delta: int) -> None:
+        """Move the highlight, wrapping around at either end."""
+        if not self.items:
+            return
+        current = self.highlighted or 0
+        self.highlighted = (current + delta) % len(self.items)
+
+    def selected(self) -> CompletionItem | None:
+        index = self.highlighted
+        if not self.is_open or index is None or not 0 <= index < len(self.items):
+            return None
+        return self.items[index]
+
+
+def _prompt(item: CompletionItem) -> Content:
+    if not item.detail:
+        return Content(item.label)
+    return Content.assemble(item.label, "  ", (item.detail, "$text-muted"))

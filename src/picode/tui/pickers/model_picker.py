@@ -1,0 +1,94 @@
+"""``/model`` and Ctrl+L: pick a model by provider, id or name."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+
+from picode.ai.models import Model
+from picode.tui.completion.fuzzy import rank
+from picode.tui.pickers.base import DEFAULT_MAX_ROWS, PickerScreen
+
+_REF_WIDTH = 44
+_NAME_WIDTH = 28
+CURRENT_MARK = "●"
+
+
+def format_tokens(count: int) -> str:
+    """200000 → ``200k``, 1048576 → ``1M``, 1500000 → ``1.5M``."""
+    if count >= 1_000_000:
+        return _trim(f"{count / 1_000_000:.1f}") + "M"
+    if count >= 1000:
+        return f"{round(count / 1000)}k"
+    return str(count)
+
+
+def format_price(model: Model) -> str:
+    """Dollars per million tokens in/out, ``—`` when unknown or free."""
+    cost = model.cost
+    if not cost.input and not cost.output:
+        return "—"
+    return f"${_trim(f'{cost.input:.3f}')}/${_trim(f'{cost.output:.3f}')}"
+
+
+def _trim(number: str) -> str:
+    return number.rstrip("0").rstrip(".") if "." in number else number
+
+
+class ModelPicker(PickerScreen[Model, Model]):
+    """Dismisses with the chosen ``Model``, or None."""
+
+    title_text = "Select a model"
+    hint_text = "↑↓ move · enter select · esc cancel · type to filter · price: $ per Mtok in/out"
+    placeholder = "Filter by provider, id or name…"
+    empty_text = "No model matches"
+
+    def __init__(
+        self, models: Sequence[Model], current: Model | None, *, max_rows: int = DEFAULT_MAX_ROWS
+    ) -> None:
+        super().__init__(max_rows=max_rows)
+        self.models = list(models)
+        self.current = current
+        refs = [m.ref for m in self.models] or [""]
+        names = [m.name for m in self.models] or [""]
+        self._ref_width = min(max(map(len, refs)), _REF_WIDTH)
+        self._name_width = min(max(map(len, names)), _NAME_WIDTH)
+        self._context_width = max(
+            (len(format_tokens(m.context_window)) for m in self.models), default=4
+        )
+
+    def filter_items(self, query: str) -> Sequence[Model]:
+        return rank(query, self.models, key=lambda m: f"{m.provider}/{m.id} {m.name}")
+
+    def initial_cursor(self, matches: Sequence[Model]) -> int:
+        current = self.current
+        if current is None:
+            return 0
+        for index, model in enumerate(matches):
+            if model.ref == current.ref:
+                return index
+        return 0
+
+    def render_item(self, item: Model, highlighted: bool) -> Content:
+        is_current = self.current is not None and item.ref == self.current.ref
+        mark = (f"{CURRENT_MARK} ", "$success") if is_current else "  "
+        return Content.assemble(
+            mark,
+            (_fit(item.ref, self._ref_width), "bold" if is_current else ""),
+            "  ",
+            (_fit(item.name, self._name_width), "$text-muted"),
+            "  ",
+            format_tokens(item.context_window).rjust(self._context_width),
+            "  ",
+            (format_price(item), "$text-muted"),
+        )
+
+    def result_for(self, item: Model) -> Model:
+        return item
+
+
+def _fit(text: str, width: int) -> str:
+    if len(text) > width:
+        return text[: width - 1] + "…"
+    return text.ljust(width)
