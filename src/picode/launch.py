@@ -66,15 +66,14 @@ def _launch(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         if mode == "tui":
-            prepared = prepare(args, interactive=True)
-            from picode.tui import run_tui
+            # The first frame waits for nothing it does not show: full configuration
+            # (pydantic), tools and the session load right after it, in the app.
+            view = quick_view(args)
+            from picode.tui import run_tui_deferred
 
             initial = build_prompt(args.prompt, read_stdin=False) if args.prompt else None
-            return run_tui(
-                prepared.options,
-                theme=args.theme,
-                warnings=prepared.warnings,
-                initial_prompt=initial,
+            return run_tui_deferred(
+                view, lambda: prepare(args, interactive=True), initial_prompt=initial
             )
         prepared = prepare(args, interactive=False)
         for warning in prepared.warnings:
@@ -156,6 +155,81 @@ def prepare(args: argparse.Namespace, *, interactive: bool) -> Prepared:
         thinking_explicit=args.thinking is not None or thinking_in_ref,
     )
     return Prepared(options, warnings)
+
+
+@dataclass(slots=True)
+class QuickView:
+    """What the first frame shows, read without validating the configuration."""
+
+    cwd: Path
+    model: Any  # picode.ai.models.Model
+    thinking: str
+    theme: str | None
+    config_dir: Path
+    keymap_file: Path
+    #: ``-r`` without an id: the app shows the session picker first.
+    pick_session: bool = False
+
+
+def quick_view(args: argparse.Namespace) -> QuickView:
+    """Model, thinking level and theme from the flags and a plain read of the config files.
+
+    Anything wrong here is reported properly by ``prepare`` moments later, in the app."""
+    from picode.ai.models import Model, builtin_registry
+    from picode.session.paths import project_dir, resolve_paths
+
+    cwd = Path.cwd()
+    paths = resolve_paths()
+    raw: dict[str, Any] = {}
+    for path in (paths.user_config_file, project_dir(cwd) / "config.toml"):
+        raw.update(_plain_toml(path))
+    registry = builtin_registry()
+    ref = args.model or raw.get("default_model")
+    model: Any = None
+    thinking = args.thinking or raw.get("thinking")
+    if isinstance(ref, str) and ref:
+        try:
+            resolved = registry.resolve(ref)
+            model = resolved.model
+            thinking = thinking or resolved.thinking
+        except UnknownModelError:
+            provider, _, model_id = ref.partition("/")
+            model = Model(id=model_id or ref, name=ref, api="", provider=provider)
+    if model is None:
+        model = _first_keyed_model(registry)
+    if thinking not in THINKING_LEVELS or not model.reasoning:
+        thinking = "off"
+    theme = args.theme or raw.get("theme")
+    return QuickView(
+        cwd=cwd,
+        model=model,
+        thinking=thinking,
+        theme=theme if isinstance(theme, str) else None,
+        config_dir=paths.config_dir,
+        keymap_file=paths.keymap_file,
+        pick_session=args.resume == "",
+    )
+
+
+def _plain_toml(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if k in ("default_model", "thinking", "theme")}
+
+
+def _first_keyed_model(registry: ModelRegistry) -> Any:
+    """The default model of the first provider with a key in the environment (display only;
+    ``pick_default_model`` decides for real, with the auth file too)."""
+    for provider in DEFAULT_PROVIDER_ORDER:
+        info = registry.providers.get(provider)
+        if info is not None and any(os.environ.get(name) for name in info.api_key_env):
+            return registry.default_model(provider)
+    return registry.default_model(DEFAULT_PROVIDER_ORDER[0])
 
 
 def session_spec(args: argparse.Namespace, *, interactive: bool) -> Any:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from picode.launch import Prepared, QuickView
     from picode.session.options import SessionOptions
 
 
@@ -37,4 +38,28 @@ def run_tui(
     config.initial_prompt = initial_prompt or None
     app = PicodeApp(config)
     app.run()
+    return app.return_code or 0
+
+
+def run_tui_deferred(
+    view: QuickView,
+    prepare: Callable[[], Prepared],
+    *,
+    initial_prompt: str | None = None,
+) -> int:
+    """Like ``run_tui``, but the first frame comes from ``view`` and ``prepare`` (full
+    configuration, model resolution, session options) runs after it, off the event loop."""
+    os.environ.setdefault("ESCDELAY", "25")
+    from picode.tui.app import PicodeApp
+    from picode.tui.config import TuiConfig
+    from picode.tui.terminal_keys import enable_alt_enter
+
+    enable_alt_enter()
+    config = TuiConfig.deferred(view, prepare)
+    config.initial_prompt = initial_prompt or None
+    # bench/tui_first_frame.py times the real command up to its first frame.
+    bench = os.environ.get("PICODE_BENCH_FIRST_FRAME") == "1"
+    config.exit_after_first_frame = bench
+    app = PicodeApp(config)
+    app.run(headless=bench, size=(100, 30) if bench else None)
     return app.return_code or 0

@@ -18,13 +18,15 @@ from picode.tui.widgets.transcript import DEFAULT_MAX_ENTRIES
 
 if TYPE_CHECKING:
     from picode.ai.models import Model
+    from picode.launch import Prepared, QuickView
     from picode.session.agent_session import AgentSession
     from picode.session.options import SessionOptions
 
 
 @dataclass(slots=True)
 class TuiConfig:
-    open_session: Callable[[], Awaitable[AgentSession]]
+    #: Opens the session; given a session id or path, opens that one instead (the picker).
+    open_session: Callable[..., Awaitable[AgentSession]]
     cwd: Path
     model: Model
     thinking: str = "off"
@@ -48,13 +50,18 @@ class TuiConfig:
     warnings: list[str] = field(default_factory=list)
     #: Sent as the first prompt once the session is open.
     initial_prompt: str | None = None
+    #: ``picode -r`` without an id: show the session picker before opening a session.
+    pick_session: bool = False
 
     @classmethod
     def from_options(cls, options: SessionOptions, *, theme: str | None = None) -> TuiConfig:
-        async def open_session() -> AgentSession:
+        async def open_session(session: str | None = None) -> AgentSession:
+            import dataclasses
+
             from picode.session.agent_session import AgentSession
 
-            return await AgentSession.open(options)
+            chosen = options if session is None else dataclasses.replace(options, session=session)
+            return await AgentSession.open(chosen)
 
         return cls(
             open_session=open_session,
@@ -64,4 +71,35 @@ class TuiConfig:
             theme=theme or options.settings.theme or DEFAULT_THEME,
             config_dir=options.paths.config_dir,
             keymap_file=options.paths.keymap_file,
+            pick_session=options.session == "pick",
+        )
+
+    @classmethod
+    def deferred(cls, view: QuickView, prepare: Callable[[], Prepared]) -> TuiConfig:
+        """A config for the first frame; the session options are prepared afterwards."""
+
+        async def open_session(session: str | None = None) -> AgentSession:
+            import asyncio
+
+            from picode.session.agent_session import AgentSession
+
+            prepared = await asyncio.to_thread(prepare)
+            if session is not None:
+                prepared.options.session = session
+            opened = await AgentSession.open(prepared.options)
+            # The app subscribes as soon as this returns: report the problems just after.
+            loop = asyncio.get_running_loop()
+            for warning in prepared.warnings:
+                loop.call_soon(opened.notify, warning, "warning", "config")
+            return opened
+
+        return cls(
+            open_session=open_session,
+            cwd=view.cwd,
+            model=view.model,
+            thinking=view.thinking,
+            theme=view.theme or DEFAULT_THEME,
+            config_dir=view.config_dir,
+            keymap_file=view.keymap_file,
+            pick_session=view.pick_session,
         )
