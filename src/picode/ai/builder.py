@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 
 Produce = Callable[[Model, Context, "StreamOptions", "MessageBuilder"], Awaitable[None]]
 
+#: About 1,200 tokens, what providers bill for a typical image.
+IMAGE_CHARS = 4800
+
 ABORTED_MESSAGE = "Request aborted"
 UNTERMINATED_MESSAGE = "Stream ended before the provider signalled completion"
 
@@ -307,16 +310,17 @@ def estimate_tokens(text: str) -> int:
 def estimate_usage(context: Context, message: AssistantMessage | None = None) -> Usage:
     chars = len(context.system_prompt or "")
     for item in context.messages:
-        chars += _message_chars(item)
+        chars += message_chars(item)
     for tool in context.tools or ():
         chars += len(tool.name) + len(tool.description) + len(str(tool.parameters))
-    output = _message_chars(message) if message is not None else 0
+    output = message_chars(message) if message is not None else 0
     usage = Usage(input=(chars + 3) // 4, output=(output + 3) // 4, estimated=True)
     usage.total_tokens = usage.input + usage.output
     return usage
 
 
-def _message_chars(message: Any) -> int:
+def message_chars(message: Any) -> int:
+    """Characters a message puts in the context (an image counts as ~1,200 tokens)."""
     content = message.content
     if isinstance(content, str):
         return len(content)
@@ -329,7 +333,7 @@ def _message_chars(message: Any) -> int:
         elif isinstance(block, ToolCall):
             total += len(block.name) + len(str(block.arguments))
         elif isinstance(block, ImageContent):
-            total += 4800  # about 1,200 tokens, what providers bill for a typical image
+            total += IMAGE_CHARS
     return total
 
 

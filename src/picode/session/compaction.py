@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from picode.ai.builder import message_chars
 from picode.ai.models import Model
 from picode.ai.stream import StreamOptions, stream_simple
 from picode.ai.types import (
@@ -20,14 +21,11 @@ from picode.ai.types import (
     Message,
     TextContent,
     ThinkingContent,
-    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
 from picode.session.store_format import is_compaction_summary
 
-#: Characters a typical image costs, the same figure the provider layer uses (~1,200 tokens).
-IMAGE_CHARS = 4800
 TOOL_ARGS_LIMIT = 500
 TOOL_RESULT_LIMIT = 2000
 THINKING_LIMIT = 2000
@@ -45,24 +43,7 @@ class CompactionError(Exception):
 
 def estimate_message_tokens(message: Message) -> int:
     """Four characters a token, the same rough measure as ``ai.builder.estimate_tokens``."""
-    return (_message_chars(message) + 3) // 4
-
-
-def _message_chars(message: Message) -> int:
-    content = message.content
-    if isinstance(content, str):
-        return len(content)
-    chars = 0
-    for block in content:
-        if isinstance(block, TextContent):
-            chars += len(block.text)
-        elif isinstance(block, ThinkingContent):
-            chars += len(block.thinking)
-        elif isinstance(block, ToolCall):
-            chars += len(block.name) + len(_dump(block.arguments))
-        elif isinstance(block, ImageContent):
-            chars += IMAGE_CHARS
-    return chars
+    return (message_chars(message) + 3) // 4
 
 
 def _has_real_usage(message: AssistantMessage) -> bool:
