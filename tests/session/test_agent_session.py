@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from picode.ai.providers.faux import FauxText, FauxToolCall, FauxTurn, text_turn, tool_turn
 from picode.ai.types import AssistantMessage, ToolResultMessage, UserMessage
 from picode.session.approval import ApprovalDecision, ApprovalRequest
@@ -104,7 +106,9 @@ def test_transient_error_is_retried_and_failed_message_leaves_context(
 
 def test_unauthorized_is_not_retried(harness: SessionHarness) -> None:
     faux = harness.faux(
-        FauxTurn(error="401 Unauthorized (check the API key): invalid key", error_before_stream=True)
+        FauxTurn(
+            error="401 Unauthorized (check the API key): invalid key", error_before_stream=True
+        )
     )
 
     async def scenario() -> None:
@@ -426,12 +430,8 @@ def test_prompt_while_busy_is_a_clear_error(harness: SessionHarness) -> None:
         session = await harness.open(faux)
         task = asyncio.ensure_future(session.prompt("first"))
         await asyncio.wait_for(faux.request_seen.wait(), 5)
-        try:
+        with pytest.raises(AgentBusyError, match="steer"):
             await session.prompt("second")
-        except AgentBusyError as exc:
-            assert "steer" in str(exc)
-        else:
-            raise AssertionError("expected AgentBusyError")
         session.abort()
         await asyncio.wait_for(task, 5)
         last = session.messages[-1]
