@@ -2,57 +2,37 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from picode.ai.errors import is_context_overflow, is_transient_error, retry_after_from_message
 from picode.ai.events import TextDeltaEvent, ToolCallEndEvent
-from picode.ai.models import Model, ModelCost
-from picode.ai.stream import StreamOptions
 from picode.ai.types import (
-    AssistantMessage,
     Context,
     ImageContent,
     TextContent,
     ThinkingContent,
-    Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
+from tests.providers.models import PNG, READ_TOOL, past_reply, wire_model
 from tests.providers.sdk_streaming import (
+    TEXT,
+    THINKING,
+    TOOL_CALL,
     Outcome,
-    abort_once_requested,
     run,
     simple_context,
     stream_all,
+    stream_once,
     stream_then_abort,
-    wait_closed,
 )
 from tests.wire.anthropic_protocol import AnthropicStream, anthropic_error
 from tests.wire.server import Cut, Stall, WireServer
 
-READ_TOOL = Tool(
-    "read",
-    "Read a file",
-    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-)
-
-
-def claude(wire: WireServer, **overrides: object) -> Model:
-    fields: dict[str, object] = {
-        "id": "claude-test",
-        "name": "Claude Test",
-        "api": "anthropic-messages",
-        "provider": "anthropic",
-        "base_url": wire.url,
-        "reasoning": True,
-        "input": ("text", "image"),
-        "context_window": 200_000,
-        "max_tokens": 8192,
-        "cost": ModelCost(input=3, output=15, cache_read=0.3, cache_write=3.75),
-    }
-    fields.update(overrides)
-    return Model(**fields)  # type: ignore[arg-type]
+claude = partial(wire_model, "anthropic-messages")
 
 
 # --- content ---------------------------------------------------------------------------
@@ -62,9 +42,9 @@ def test_text_reply_streams_exact_event_sequence(wire: WireServer) -> None:
     wire.enqueue(
         AnthropicStream().ping().text("Hel", "lo ", "wörld").stop("end_turn", 7).response()
     )
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
 
-    assert outcome.shape == ["start", "text_start", "text_delta", "text_end", "done"]
+    assert outcome.shape == ["start", *TEXT, "done"]
     assert outcome.deltas(0) == "Hello wörld"
     message = outcome.message
     assert message.text == "Hello wörld"
@@ -99,7 +79,7 @@ def test_usage_keeps_cache_reads_and_writes_out_of_input(wire: WireServer) -> No
     stream = AnthropicStream(input_tokens=12, cache_read=100, cache_write=50).text("ok")
     stream.stop("end_turn", 9, usage={"input_tokens": 12, "cache_read_input_tokens": 100})
     wire.enqueue(stream.response())
-    usage = run(lambda: stream_all(claude(wire), simple_context())).message.usage
+    usage = stream_once(claude(wire)).message.usage
 
     assert (usage.input, usage.output, usage.cache_read, usage.cache_write) == (12, 9, 100, 50)
     assert usage.total_tokens == 171
@@ -108,19 +88,9 @@ def test_usage_keeps_cache_reads_and_writes_out_of_input(wire: WireServer) -> No
 def test_thinking_with_signature_and_budget_request(wire: WireServer) -> None:
     reply = AnthropicStream().thinking("Let me ", "think.", signature="sig-1").text("Answer")
     wire.enqueue(reply.stop().response())
-    options = StreamOptions(api_key="test-key", thinking="medium", temperature=0.3)
-    outcome = run(lambda: stream_all(claude(wire), simple_context(), options))
+    outcome = stream_once(claude(wire), thinking="medium", temperature=0.3)
 
-    assert outcome.shape == [
-        "start",
-        "thinking_start",
-        "thinking_delta",
-        "thinking_end",
-        "text_start",
-        "text_delta",
-        "text_end",
-        "done",
-    ]
+    assert outcome.shape == ["start", *THINKING, *TEXT, "done"]
     thinking = outcome.message.content[0]
     assert thinking == ThinkingContent("Let me think.", "sig-1")
     assert outcome.message.text == "Answer"
@@ -131,17 +101,13 @@ def test_thinking_with_signature_and_budget_request(wire: WireServer) -> None:
 
 def test_temperature_is_sent_without_thinking(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().text("x").stop().response())
-    run(
-        lambda: stream_all(
-            claude(wire), simple_context(), StreamOptions(api_key="k", temperature=0.2)
-        )
-    )
+    stream_once(claude(wire), temperature=0.2)
     assert wire.requests[0].json["temperature"] == 0.2
 
 
 def test_redacted_thinking_is_kept_for_replay(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().redacted_thinking("opaque-blob").text("Hi").stop().response())
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
 
     assert outcome.message.content[0] == ThinkingContent("", "opaque-blob", redacted=True)
     assert outcome.shape[:3] == ["start", "thinking_start", "thinking_end"]
@@ -152,18 +118,9 @@ def test_one_tool_call_streams_arguments(wire: WireServer) -> None:
         AnthropicStream().text("Reading.").tool_use("toolu_1", "read", ['{"pa', 'th": "a.txt"}'])
     )
     wire.enqueue(reply.stop("tool_use").response())
-    outcome = run(lambda: stream_all(claude(wire), simple_context(tools=[READ_TOOL])))
+    outcome = stream_once(claude(wire), simple_context(tools=[READ_TOOL]))
 
-    assert outcome.shape == [
-        "start",
-        "text_start",
-        "text_delta",
-        "text_end",
-        "toolcall_start",
-        "toolcall_delta",
-        "toolcall_end",
-        "done",
-    ]
+    assert outcome.shape == ["start", *TEXT, *TOOL_CALL, "done"]
     end = next(e for e in outcome.events if isinstance(e, ToolCallEndEvent))
     assert end.tool_call == ToolCall("toolu_1", "read", {"path": "a.txt"})
     assert outcome.message.stop_reason == "toolUse"
@@ -181,7 +138,7 @@ def test_parallel_tool_calls_and_argumentless_tools(wire: WireServer) -> None:
         .tool_use("toolu_c", "clock", ["", ""])
     )
     wire.enqueue(reply.stop("tool_use").response())
-    message = run(lambda: stream_all(claude(wire), simple_context())).message
+    message = stream_once(claude(wire)).message
 
     assert message.tool_calls == [
         ToolCall("toolu_a", "read", {"path": "x.py"}),
@@ -194,7 +151,7 @@ def test_parallel_tool_calls_and_argumentless_tools(wire: WireServer) -> None:
 def test_unicode_split_inside_characters_arrives_intact(wire: WireServer) -> None:
     text = "नमस्ते दुनिया 🎉👍🏽 — ok"
     wire.enqueue(AnthropicStream().text(text[:5], text[5:]).stop().bytes_split(7))
-    message = run(lambda: stream_all(claude(wire), simple_context())).message
+    message = stream_once(claude(wire)).message
     assert message.text == text
     assert message.stop_reason == "stop"
 
@@ -213,10 +170,10 @@ def test_unknown_events_blocks_and_deltas_are_ignored(wire: WireServer) -> None:
     reply.delta(text_block, {"type": "shiny_new_delta", "x": 1})
     reply.block_stop(text_block)
     wire.enqueue(reply.stop().response())
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
 
     assert outcome.message.content == [TextContent("fine")]
-    assert outcome.shape == ["start", "text_start", "text_delta", "text_end", "done"]
+    assert outcome.shape == ["start", *TEXT, "done"]
 
 
 # --- stop reasons ----------------------------------------------------------------------
@@ -235,7 +192,7 @@ def test_unknown_events_blocks_and_deltas_are_ignored(wire: WireServer) -> None:
 )
 def test_stop_reasons_that_complete(wire: WireServer, native: str | None, reason: str) -> None:
     wire.enqueue(AnthropicStream().text("x").stop(native).response())
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
     assert outcome.terminal.type == "done"
     assert outcome.terminal.reason == reason
     assert outcome.message.stop_reason == reason
@@ -244,7 +201,7 @@ def test_stop_reasons_that_complete(wire: WireServer, native: str | None, reason
 def test_refusal_is_an_error_with_readable_text(wire: WireServer) -> None:
     details = {"type": "refusal", "category": "cyber", "explanation": "Malware request."}
     wire.enqueue(AnthropicStream().text("I can't").stop("refusal", stop_details=details).response())
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
 
     assert outcome.terminal.type == "error"
     assert outcome.message.stop_reason == "error"
@@ -257,7 +214,7 @@ def test_refusal_is_an_error_with_readable_text(wire: WireServer) -> None:
 
 def test_context_window_exceeded_is_a_detectable_overflow(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().text("partial").stop("model_context_window_exceeded").response())
-    message = run(lambda: stream_all(claude(wire), simple_context())).message
+    message = stream_once(claude(wire)).message
 
     assert message.stop_reason == "error"
     assert "model_context_window_exceeded" in (message.error_message or "")
@@ -286,7 +243,7 @@ def test_errors_before_the_stream_emit_only_an_error_event(
     expected: str,
 ) -> None:
     wire.enqueue(anthropic_error(status, error_type, text, headers))
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
 
     assert [event.type for event in outcome.events] == ["error"]
     assert outcome.terminal.reason == "error"
@@ -304,9 +261,9 @@ def test_errors_before_the_stream_emit_only_an_error_event(
 
 def test_error_event_mid_stream_keeps_partial_content(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().text("partial answer").error().response())
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
 
-    assert outcome.shape == ["start", "text_start", "text_delta", "text_end", "error"]
+    assert outcome.shape == ["start", *TEXT, "error"]
     message = outcome.message
     assert message.text == "partial answer"
     assert message.stop_reason == "error"
@@ -317,13 +274,13 @@ def test_error_event_mid_stream_keeps_partial_content(wire: WireServer) -> None:
 def test_error_event_with_details_reads_type_then_message(wire: WireServer) -> None:
     reply = AnthropicStream().error("api_error", "Internal hiccup, please retry")
     wire.enqueue(reply.response())
-    message = run(lambda: stream_all(claude(wire), simple_context())).message
+    message = stream_once(claude(wire)).message
     assert message.error_message == "Server error: Internal hiccup, please retry"
 
 
 def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().text("half an ans", stop=False).chunk(Cut()).response())
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
 
     assert outcome.terminal.reason == "error"
     message = outcome.message
@@ -334,7 +291,7 @@ def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
 
 def test_stream_without_message_stop_is_an_error(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().text("all of it").message_delta("end_turn", 5).response())
-    outcome = run(lambda: stream_all(claude(wire), simple_context()))
+    outcome = stream_once(claude(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "all of it"
@@ -343,30 +300,12 @@ def test_stream_without_message_stop_is_an_error(wire: WireServer) -> None:
 
 def test_idle_timeout_fails_a_silent_stream(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().text("waiting", stop=False).chunk(Stall()).response())
-    options = StreamOptions(api_key="test-key", idle_timeout=0.3)
-    message = run(lambda: stream_all(claude(wire), simple_context(), options)).message
+    message = stream_once(claude(wire), idle_timeout=0.3).message
 
     assert message.stop_reason == "error"
     assert message.text == "waiting"
     assert "timed out" in (message.error_message or "").lower()
     assert is_transient_error(message.error_message)
-
-
-def test_abort_mid_stream_closes_the_connection(wire: WireServer) -> None:
-    wire.enqueue(AnthropicStream().text("partial", stop=False).chunk(Stall()).response())
-
-    async def body() -> tuple[Outcome, bool]:
-        outcome, _ = await stream_then_abort(
-            claude(wire), simple_context(), abort_after=TextDeltaEvent
-        )
-        return outcome, await wait_closed(wire.requests[0], timeout=2.0)
-
-    outcome, closed = run(body)
-    assert closed, "the server never saw the connection close after the abort"
-    assert outcome.terminal.reason == "aborted"
-    assert outcome.message.stop_reason == "aborted"
-    assert outcome.message.text == "partial"
-    assert outcome.message.usage.total_tokens > 0
 
 
 def test_the_shared_client_still_works_after_an_abort(wire: WireServer) -> None:
@@ -387,22 +326,11 @@ def test_the_shared_client_still_works_after_an_abort(wire: WireServer) -> None:
     assert second.message.stop_reason == "stop"
 
 
-def test_abort_before_any_content_emits_only_the_aborted_event(wire: WireServer) -> None:
-    wire.enqueue(AnthropicStream().chunk(Stall()).response())
-    outcome, closed = run(lambda: abort_once_requested(claude(wire), simple_context(), wire))
-
-    assert closed, "the server never saw the connection close after the abort"
-    assert [event.type for event in outcome.events] == ["error"]
-    assert outcome.terminal.reason == "aborted"
-    assert outcome.message.content == []
-    assert outcome.message.stop_reason == "aborted"
-
-
 def test_missing_api_key_names_the_variable(
     wire: WireServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    outcome = run(lambda: stream_all(claude(wire), simple_context(), StreamOptions()))
+    outcome = stream_once(claude(wire), api_key=None)
 
     assert [event.type for event in outcome.events] == ["error"]
     assert "ANTHROPIC_API_KEY" in (outcome.message.error_message or "")
@@ -412,8 +340,7 @@ def test_missing_api_key_names_the_variable(
 def test_model_and_request_headers_are_sent(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().text("x").stop().response())
     model = claude(wire, headers=(("x-team", "core"), ("x-shared", "model")))
-    options = StreamOptions(api_key="test-key", headers={"x-shared": "request"})
-    run(lambda: stream_all(model, simple_context(), options))
+    stream_once(model, headers={"x-shared": "request"})
 
     headers = wire.requests[0].headers
     assert headers["x-team"] == "core"
@@ -422,25 +349,14 @@ def test_model_and_request_headers_are_sent(wire: WireServer) -> None:
 
 # --- history replay --------------------------------------------------------------------
 
-PNG = "iVBORw0KGgo="
-
-
-def _assistant(content: list[object], **overrides: object) -> AssistantMessage:
-    fields: dict[str, object] = {
-        "content": content,
-        "api": "anthropic-messages",
-        "provider": "anthropic",
-        "model": "claude-test",
-    }
-    fields.update(overrides)
-    return AssistantMessage(**fields)  # type: ignore[arg-type]
-
 
 def test_replayed_history_request_body(wire: WireServer) -> None:
+    model = claude(wire)
     long_id = "call_" + "x" * 80
     history: list[object] = [
         UserMessage([TextContent("Look at this"), ImageContent(PNG, "image/png")]),
-        _assistant(
+        past_reply(
+            model,
             [
                 ThinkingContent("Plan it.", "sig-own"),
                 ThinkingContent("", "redacted-blob", redacted=True),
@@ -450,26 +366,27 @@ def test_replayed_history_request_body(wire: WireServer) -> None:
                 ToolCall(long_id, "read", {"path": "b.txt"}),
                 ToolCall("toolu_orphan", "bash", {"command": "ls"}),
             ],
-            stop_reason="toolUse",
         ),
         UserMessage("(steering) hurry up"),
         ToolResultMessage(
             "call_abc|fc_123", "read", [TextContent("A"), ImageContent(PNG, "image/png")]
         ),
         ToolResultMessage(long_id, "read", [TextContent("no such file")], is_error=True),
-        _assistant(
+        past_reply(
+            model,
             [ThinkingContent("foreign reasoning", "enc-xyz"), TextContent("Done.")],
             api="openai-responses",
             provider="openai",
             model="gpt-5",
+            stop_reason="stop",
         ),
-        _assistant([], stop_reason="aborted"),
-        _assistant([TextContent("")], stop_reason="error", error_message="boom"),
+        past_reply(model, [], stop_reason="aborted"),
+        past_reply(model, [TextContent("")], stop_reason="error", error_message="boom"),
         UserMessage("Next?"),
     ]
     wire.enqueue(AnthropicStream().text("ok").stop().response())
     context = Context(messages=history)  # type: ignore[arg-type]
-    run(lambda: stream_all(claude(wire), context))
+    stream_once(model, context)
 
     body = wire.requests[0].json
     assert "system" not in body
@@ -542,7 +459,7 @@ def test_replayed_history_request_body(wire: WireServer) -> None:
 def test_images_become_a_note_for_text_only_models(wire: WireServer) -> None:
     wire.enqueue(AnthropicStream().text("ok").stop().response())
     context = Context(messages=[UserMessage([TextContent("see"), ImageContent(PNG, "image/png")])])
-    run(lambda: stream_all(claude(wire, input=("text",)), context))
+    stream_once(claude(wire, input=("text",)), context)
 
     content = wire.requests[0].json["messages"][0]["content"]
     assert [block["type"] for block in content] == ["text", "text"]

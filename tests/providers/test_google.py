@@ -3,54 +3,30 @@
 from __future__ import annotations
 
 import base64
+from functools import partial
 from typing import Any
 
 import pytest
 
-from picode.ai.events import StartEvent, TextDeltaEvent
-from picode.ai.models import Model, ModelCost
+from picode.ai.events import StartEvent
 from picode.ai.providers.google_generative_ai import SYNTHETIC_ID_PREFIX
-from picode.ai.stream import StreamOptions
-from picode.ai.types import (
-    Context,
-    TextContent,
-    ThinkingContent,
-    Tool,
-    ToolCall,
-)
+from picode.ai.types import TextContent, ThinkingContent, ToolCall
+from tests.providers.models import READ_TOOL, wire_model
 from tests.providers.sdk_streaming import (
-    run,
+    TEXT,
+    THINKING,
+    TOOL_CALL,
+    halved,
     simple_context,
-    stream_all,
-    stream_then_abort,
-    wait_closed,
+    stream_once,
 )
 from tests.wire.gemini_protocol import GeminiStream, api_error, function_call, text, usage
 from tests.wire.server import Cut, Stall, WireServer
 
-READ_TOOL = Tool(
-    "read",
-    "Read a file",
-    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-)
+gemini = partial(wire_model, "google-generative-ai")
 SIG_A = base64.b64encode(b"signature-a").decode()
 SIG_B = base64.b64encode(b"signature-b").decode()
 SIG_C = base64.b64encode(b"signature-c").decode()
-
-
-def make_model(wire: WireServer, **overrides: Any) -> Model:
-    fields: dict[str, Any] = {
-        "id": "gemini-test",
-        "name": "Gemini test",
-        "api": "google-generative-ai",
-        "provider": "google",
-        "base_url": wire.url,
-        "reasoning": True,
-        "input": ("text", "image"),
-        "cost": ModelCost(input=1.0, output=4.0, cache_read=0.25),
-    }
-    fields.update(overrides)
-    return Model(**fields)
 
 
 def camel(value: Any) -> Any:
@@ -67,15 +43,6 @@ def _camel_key(key: str) -> str:
     return head + "".join(word.capitalize() for word in rest)
 
 
-def options(**overrides: Any) -> StreamOptions:
-    return StreamOptions(api_key="g-key", **overrides)
-
-
-def stream(wire: WireServer, context: Context | None = None, **option_fields: Any) -> Any:
-    model = make_model(wire)
-    return run(lambda: stream_all(model, context or simple_context(), options(**option_fields)))
-
-
 # --- happy paths ------------------------------------------------------------------------
 
 
@@ -84,9 +51,9 @@ def test_text_reply_events_usage_and_request(wire: WireServer) -> None:
     script.chunk(text(" there"), finish="STOP", usage_=usage(1000, 30, thoughts=10, cached=400))
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gemini(wire))
 
-    assert outcome.shape == ["start", "text_start", "text_delta", "text_end", "done"]
+    assert outcome.shape == ["start", *TEXT, "done"]
     message = outcome.message
     assert message.content == [TextContent("Hello there")]
     assert message.stop_reason == "stop"
@@ -99,7 +66,7 @@ def test_text_reply_events_usage_and_request(wire: WireServer) -> None:
     request = wire.requests[0]
     assert request.method == "POST"
     assert request.path.endswith("/models/gemini-test:streamGenerateContent?alt=sse")
-    assert request.headers["x-goog-api-key"] == "g-key"
+    assert request.headers["x-goog-api-key"] == "test-key"
     body = request.json
     assert body["contents"] == [{"role": "user", "parts": [{"text": "Hello"}]}]
     assert body["systemInstruction"]["parts"] == [{"text": "Be brief."}]
@@ -115,14 +82,9 @@ def test_thinking_then_text_with_signatures_on_their_blocks(wire: WireServer) ->
     script.chunk(text("!"), finish="STOP", usage_=usage(10, 2, thoughts=5))
     wire.enqueue(script.response())
 
-    outcome = stream(wire, thinking="medium")
+    outcome = stream_once(gemini(wire), thinking="medium")
 
-    assert outcome.shape == [
-        "start",
-        *("thinking_start", "thinking_delta", "thinking_end"),
-        *("text_start", "text_delta", "text_end"),
-        "done",
-    ]
+    assert outcome.shape == ["start", *THINKING, *TEXT, "done"]
     assert outcome.message.content == [
         ThinkingContent("Let me think.", SIG_A),
         TextContent("Answer!", SIG_B),
@@ -137,7 +99,7 @@ def test_alternating_parts_open_a_new_block_each_time(wire: WireServer) -> None:
     script.chunk(text("d"), finish="STOP")
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gemini(wire))
 
     kinds = [type(block).__name__ for block in outcome.message.content]
     assert kinds == ["ThinkingContent", "TextContent", "ThinkingContent", "TextContent"]
@@ -153,13 +115,9 @@ def test_function_call_is_complete_at_once(wire: WireServer) -> None:
     )
     wire.enqueue(script.response())
 
-    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+    outcome = stream_once(gemini(wire), simple_context(tools=[READ_TOOL]))
 
-    assert outcome.shape == [
-        *("start", "text_start", "text_delta", "text_end"),
-        *("toolcall_start", "toolcall_delta", "toolcall_end"),
-        "done",
-    ]
+    assert outcome.shape == ["start", *TEXT, *TOOL_CALL, "done"]
     assert outcome.terminal.reason == "toolUse"
     assert outcome.message.tool_calls == [ToolCall("fc-1", "read", {"path": "src/main.py"}, SIG_C)]
     assert outcome.deltas(1) == '{"path": "src/main.py"}'
@@ -180,7 +138,7 @@ def test_parallel_same_name_calls_without_ids_get_distinct_ids(wire: WireServer)
     )
     wire.enqueue(script.response())
 
-    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+    outcome = stream_once(gemini(wire), simple_context(tools=[READ_TOOL]))
 
     calls = outcome.message.tool_calls
     assert [call.arguments for call in calls] == [{"path": "a.py"}, {"path": "b.py"}, {}]
@@ -198,7 +156,7 @@ def test_repeated_server_ids_are_made_unique(wire: WireServer) -> None:
     )
     wire.enqueue(script.response())
 
-    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+    outcome = stream_once(gemini(wire), simple_context(tools=[READ_TOOL]))
 
     ids = [call.id for call in outcome.message.tool_calls]
     assert ids[0] == "same"
@@ -208,14 +166,9 @@ def test_repeated_server_ids_are_made_unique(wire: WireServer) -> None:
 def test_unicode_survives_bytes_split_inside_characters(wire: WireServer) -> None:
     reply = "हिन्दी में जवाब 🙂👍🏾 done"
     script = GeminiStream().chunk(text(reply[:6])).chunk(text(reply[6:]), finish="STOP")
-    pieces: list[bytes | str] = []
-    for chunk in script.chunks:
-        data = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
-        assert isinstance(data, bytes)
-        pieces.extend([data[: len(data) // 2 + 1], data[len(data) // 2 + 1 :]])
-    wire.enqueue(GeminiStream().raw(*pieces).response())
+    wire.enqueue(halved(script.chunks))
 
-    outcome = stream(wire, simple_context("नमस्ते 😀"))
+    outcome = stream_once(gemini(wire), simple_context("नमस्ते 😀"))
 
     assert outcome.message.text == reply
     assert wire.requests[0].json["contents"][0]["parts"][0]["text"] == "नमस्ते 😀"
@@ -246,7 +199,7 @@ def test_finish_reasons_map_to_stop_reasons(
     script = GeminiStream().chunk(text("partial")).chunk(finish=finish, usage_=usage(5, 1))
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gemini(wire))
 
     assert outcome.terminal.reason == reason
     assert outcome.message.text == "partial"
@@ -261,7 +214,7 @@ def test_finish_reasons_map_to_stop_reasons(
 def test_blocked_prompt_is_an_error(wire: WireServer) -> None:
     wire.enqueue(GeminiStream().blocked("SAFETY", "Unsafe request").response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gemini(wire))
 
     assert outcome.shape == ["start", "error"]
     assert outcome.message.stop_reason == "error"
@@ -274,7 +227,7 @@ def test_blocked_prompt_is_an_error(wire: WireServer) -> None:
 def test_stream_without_finish_reason_is_an_error(wire: WireServer) -> None:
     wire.enqueue(GeminiStream().chunk(text("cut")).chunk(text(" short")).response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gemini(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "cut short"
@@ -331,7 +284,7 @@ def test_http_errors_before_the_stream_give_one_error_event(
 ) -> None:
     wire.enqueue(response)
 
-    outcome = stream(wire)
+    outcome = stream_once(gemini(wire))
 
     assert outcome.shape == ["error"]
     assert not any(isinstance(e, StartEvent) for e in outcome.events)
@@ -345,7 +298,7 @@ def test_error_chunk_mid_stream_keeps_partial_content(wire: WireServer) -> None:
     script.error(503, "The service is currently unavailable.", "UNAVAILABLE")
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gemini(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "Half "
@@ -359,7 +312,7 @@ def test_error_chunk_mid_stream_keeps_partial_content(wire: WireServer) -> None:
 def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
     wire.enqueue(GeminiStream().chunk(text("Some ")).chunk(text("text")).raw(Cut()).response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gemini(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "Some text"
@@ -367,29 +320,10 @@ def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
     assert outcome.message.usage.estimated
 
 
-def test_abort_mid_stream_closes_the_connection_and_keeps_partial(wire: WireServer) -> None:
-    wire.enqueue(GeminiStream().chunk(text("streaming...")).raw(Stall()).response())
-    model = make_model(wire)
-
-    async def abort_and_watch() -> tuple[Any, bool]:
-        outcome, _ = await stream_then_abort(
-            model, simple_context(), abort_after=TextDeltaEvent, options=options()
-        )
-        # Checked before the test closes its SDK clients, so only the abort can close it.
-        return outcome, await wait_closed(wire.requests[0], 5.0)
-
-    outcome, closed = run(abort_and_watch)
-
-    assert closed
-    assert outcome.terminal.reason == "aborted"
-    assert outcome.message.stop_reason == "aborted"
-    assert outcome.message.text == "streaming..."
-
-
 def test_idle_timeout_fails_a_silent_stream(wire: WireServer) -> None:
     wire.enqueue(GeminiStream().chunk(text("waiting")).raw(Stall()).response())
 
-    outcome = stream(wire, idle_timeout=0.3)
+    outcome = stream_once(gemini(wire), idle_timeout=0.3)
 
     assert outcome.terminal.reason == "error"
     assert "timed out" in (outcome.message.error_message or "").lower()
@@ -403,9 +337,8 @@ def test_missing_api_key_names_the_variables(
 ) -> None:
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    model = make_model(wire)
 
-    outcome = run(lambda: stream_all(model, simple_context(), StreamOptions()))
+    outcome = stream_once(gemini(wire), api_key=None)
 
     assert outcome.shape == ["error"]
     assert "GEMINI_API_KEY" in (outcome.message.error_message or "")

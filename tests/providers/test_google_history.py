@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from picode.ai.models import Model
 from picode.ai.providers.google_generative_ai import SYNTHETIC_ID_PREFIX, split_api_version
 from picode.ai.types import (
-    AssistantMessage,
     Context,
     ImageContent,
     TextContent,
@@ -18,41 +14,24 @@ from picode.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from tests.providers.sdk_streaming import run, simple_context, stream_all
-from tests.providers.test_google import (
-    READ_TOOL,
-    SIG_A,
-    SIG_B,
-    SIG_C,
-    camel,
-    make_model,
-    options,
-)
+from tests.providers.models import READ_TOOL, past_reply
+from tests.providers.sdk_streaming import answer_first_call, stream_once
+from tests.providers.test_google import SIG_A, SIG_B, SIG_C, camel, gemini
 from tests.wire.gemini_protocol import GeminiStream, function_call, text
 from tests.wire.server import WireServer
 
 # --- request shape ----------------------------------------------------------------------
 
 
-def _assistant(model: Model, content: list[Any], **fields: Any) -> AssistantMessage:
-    return AssistantMessage(
-        content=content,
-        api=fields.pop("api", model.api),
-        provider=fields.pop("provider", model.provider),
-        model=fields.pop("model_id", model.id),
-        stop_reason=fields.pop("stop_reason", "toolUse"),
-    )
-
-
 def test_replayed_history_builds_valid_contents(wire: WireServer) -> None:
-    model = make_model(wire)
+    model = gemini(wire)
     synthetic = f"{SYNTHETIC_ID_PREFIX}abc"
     context = Context(
         system_prompt="sys",
         tools=[READ_TOOL],
         messages=[
             UserMessage([TextContent("Look"), ImageContent("aW1n", "image/png")]),
-            _assistant(
+            past_reply(
                 model,
                 [
                     ThinkingContent("pondering", SIG_A),
@@ -67,7 +46,7 @@ def test_replayed_history_builds_valid_contents(wire: WireServer) -> None:
             ),
             ToolResultMessage(synthetic, "read", [TextContent("denied")], is_error=True),
             # srv-3 never got a result: a synthetic error result is sent.
-            _assistant(
+            past_reply(
                 model,
                 [
                     ThinkingContent("claude thinks", "anthropic-sig"),
@@ -77,7 +56,7 @@ def test_replayed_history_builds_valid_contents(wire: WireServer) -> None:
                 ],
                 api="anthropic-messages",
                 provider="anthropic",
-                model_id="claude-x",
+                model="claude-x",
             ),
             ToolResultMessage("toolu_9", "read", [TextContent("D")]),
             UserMessage("next"),
@@ -85,7 +64,7 @@ def test_replayed_history_builds_valid_contents(wire: WireServer) -> None:
     )
     wire.enqueue(GeminiStream().chunk(text("ok"), finish="STOP").response())
 
-    run(lambda: stream_all(model, context, options()))
+    stream_once(model, context)
 
     contents = camel(wire.requests[0].json["contents"])
     assert contents == [
@@ -144,14 +123,14 @@ def test_replayed_history_builds_valid_contents(wire: WireServer) -> None:
 
 
 def test_signatures_from_another_gemini_model_are_not_replayed(wire: WireServer) -> None:
-    model = make_model(wire)
+    model = gemini(wire)
     context = Context(
         messages=[
             UserMessage("hi"),
-            _assistant(
+            past_reply(
                 model,
                 [ThinkingContent("thought", SIG_A), TextContent("answer", SIG_B)],
-                model_id="gemini-other",
+                model="gemini-other",
                 stop_reason="stop",
             ),
             UserMessage("again"),
@@ -159,7 +138,7 @@ def test_signatures_from_another_gemini_model_are_not_replayed(wire: WireServer)
     )
     wire.enqueue(GeminiStream().chunk(text("ok"), finish="STOP").response())
 
-    run(lambda: stream_all(model, context, options()))
+    stream_once(model, context)
 
     assert camel(wire.requests[0].json["contents"][1]) == {
         "role": "model",
@@ -168,21 +147,13 @@ def test_signatures_from_another_gemini_model_are_not_replayed(wire: WireServer)
 
 
 def test_streamed_turn_round_trips_into_the_next_request(wire: WireServer) -> None:
-    model = make_model(wire)
+    model = gemini(wire)
     first = GeminiStream().chunk(text("plan", thought=True, signature=SIG_A))
     first.chunk(function_call("read", {"path": "x"}, signature=SIG_C), finish="STOP")
     wire.enqueue(first.response())
     wire.enqueue(GeminiStream().chunk(text("done"), finish="STOP").response())
 
-    async def two_turns() -> None:
-        context = simple_context(tools=[READ_TOOL])
-        turn = await stream_all(model, context, options(thinking="low"))
-        context.messages.append(turn.message)
-        call = turn.message.tool_calls[0]
-        context.messages.append(ToolResultMessage(call.id, call.name, [TextContent("X")]))
-        await stream_all(model, context, options(thinking="low"))
-
-    run(two_turns)
+    answer_first_call(model, "X", thinking="low")
 
     contents = camel(wire.requests[1].json["contents"])
     assert contents[1] == {
@@ -199,20 +170,15 @@ def test_streamed_turn_round_trips_into_the_next_request(wire: WireServer) -> No
 
 
 def test_request_options_reach_config_and_headers(wire: WireServer) -> None:
-    model = make_model(wire, reasoning=False, headers=(("x-team", "core"),))
+    model = gemini(wire, reasoning=False, headers=(("x-team", "core"),))
     wire.enqueue(GeminiStream().chunk(text("ok"), finish="STOP").response())
 
-    run(
-        lambda: stream_all(
-            model,
-            simple_context(),
-            options(
-                max_tokens=123,
-                temperature=0.5,
-                thinking="high",
-                headers={"x-extra": "1", "x-server-timeout": "42"},
-            ),
-        )
+    stream_once(
+        model,
+        max_tokens=123,
+        temperature=0.5,
+        thinking="high",
+        headers={"x-extra": "1", "x-server-timeout": "42"},
     )
 
     request = wire.requests[0]
@@ -226,10 +192,10 @@ def test_request_options_reach_config_and_headers(wire: WireServer) -> None:
 
 
 def test_base_url_with_a_version_keeps_that_version(wire: WireServer) -> None:
-    model = make_model(wire, base_url=wire.url + "/v1beta")
+    model = gemini(wire, base_url=wire.url + "/v1beta")
     wire.enqueue(GeminiStream().chunk(text("ok"), finish="STOP").response())
 
-    outcome = run(lambda: stream_all(model, simple_context(), options()))
+    outcome = stream_once(model)
 
     assert outcome.message.text == "ok"
     assert wire.requests[0].path == "/v1beta/models/gemini-test:streamGenerateContent?alt=sse"

@@ -3,57 +3,34 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 
 from picode.ai.errors import is_transient_error, retry_after_from_message
-from picode.ai.events import TextDeltaEvent, ToolCallEndEvent
-from picode.ai.models import Model, ModelCost
+from picode.ai.events import ToolCallEndEvent
 from picode.ai.providers.openai_completions import is_local_url
-from picode.ai.stream import StreamOptions
 from picode.ai.types import (
-    AssistantMessage,
     Context,
     ImageContent,
     TextContent,
     ThinkingContent,
-    Tool,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
+from tests.providers.models import PNG, READ_TOOL, past_reply, wire_model
 from tests.providers.sdk_streaming import (
-    Outcome,
-    abort_once_requested,
-    run,
+    TEXT,
+    THINKING,
+    TOOL_CALL,
     simple_context,
-    stream_all,
-    stream_then_abort,
-    wait_closed,
+    stream_once,
 )
 from tests.wire.chat_protocol import ChatStream, chat_error
-from tests.wire.server import Cut, Stall, WireServer
+from tests.wire.server import Cut, WireServer
 
-READ_TOOL = Tool(
-    "read",
-    "Read a file",
-    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-)
-
-
-def local_model(wire: WireServer, **overrides: object) -> Model:
-    fields: dict[str, object] = {
-        "id": "qwen-test",
-        "name": "Qwen Test",
-        "api": "openai-completions",
-        "provider": "local",
-        "base_url": wire.url + "/v1",
-        "reasoning": True,
-        "input": ("text", "image"),
-        "cost": ModelCost(input=1, output=2, cache_read=0.5),
-    }
-    fields.update(overrides)
-    return Model(**fields)  # type: ignore[arg-type]
+local_model = partial(wire_model, "openai-completions")
 
 
 # --- content ---------------------------------------------------------------------------
@@ -64,9 +41,9 @@ def test_text_reply_streams_exact_event_sequence(wire: WireServer) -> None:
         ChatStream().text("Hel", "lo ", "wörld").end("stop", prompt_tokens=30, completion_tokens=4)
     )
     wire.enqueue(reply.response())
-    outcome = run(lambda: stream_all(local_model(wire), simple_context()))
+    outcome = stream_once(local_model(wire))
 
-    assert outcome.shape == ["start", "text_start", "text_delta", "text_end", "done"]
+    assert outcome.shape == ["start", *TEXT, "done"]
     assert outcome.deltas(0) == "Hello wörld"
     message = outcome.message
     assert message.text == "Hello wörld"
@@ -93,7 +70,7 @@ def test_text_reply_streams_exact_event_sequence(wire: WireServer) -> None:
 def test_usage_subtracts_cached_prompt_tokens(wire: WireServer) -> None:
     reply = ChatStream().text("ok").end(prompt_tokens=1000, completion_tokens=10, cached_tokens=800)
     wire.enqueue(reply.response())
-    usage = run(lambda: stream_all(local_model(wire), simple_context())).message.usage
+    usage = stream_once(local_model(wire)).message.usage
 
     assert (usage.input, usage.output, usage.cache_read) == (200, 10, 800)
     assert usage.total_tokens == 1010
@@ -107,13 +84,13 @@ def test_usage_on_the_last_choice_chunk_is_read_too(wire: WireServer) -> None:
         usage={"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12},
     )
     wire.enqueue(reply.data(finish).done().response())
-    usage = run(lambda: stream_all(local_model(wire), simple_context())).message.usage
+    usage = stream_once(local_model(wire)).message.usage
     assert (usage.input, usage.output, usage.estimated) == (9, 3, False)
 
 
 def test_missing_usage_is_estimated(wire: WireServer) -> None:
     wire.enqueue(ChatStream().text("x" * 400).finish("stop").done().response())
-    usage = run(lambda: stream_all(local_model(wire), simple_context())).message.usage
+    usage = stream_once(local_model(wire)).message.usage
     assert usage.estimated
     assert usage.output == 100
 
@@ -122,19 +99,9 @@ def test_missing_usage_is_estimated(wire: WireServer) -> None:
 def test_reasoning_fields_become_thinking(wire: WireServer, field: str) -> None:
     reply = ChatStream().reasoning("Think ", "hard.", field=field).text("Answer").end()
     wire.enqueue(reply.response())
-    options = StreamOptions(api_key="test-key", thinking="high")
-    outcome = run(lambda: stream_all(local_model(wire), simple_context(), options))
+    outcome = stream_once(local_model(wire), thinking="high")
 
-    assert outcome.shape == [
-        "start",
-        "thinking_start",
-        "thinking_delta",
-        "thinking_end",
-        "text_start",
-        "text_delta",
-        "text_end",
-        "done",
-    ]
+    assert outcome.shape == ["start", *THINKING, *TEXT, "done"]
     assert outcome.message.content == [
         ThinkingContent("Think hard.", field),
         TextContent("Answer"),
@@ -145,18 +112,9 @@ def test_reasoning_fields_become_thinking(wire: WireServer, field: str) -> None:
 def test_one_tool_call_streams_arguments(wire: WireServer) -> None:
     reply = ChatStream().text("Reading.").tool_call(0, "call_1", "read", ['{"pa', 'th": "a.txt"}'])
     wire.enqueue(reply.end("tool_calls").response())
-    outcome = run(lambda: stream_all(local_model(wire), simple_context(tools=[READ_TOOL])))
+    outcome = stream_once(local_model(wire), simple_context(tools=[READ_TOOL]))
 
-    assert outcome.shape == [
-        "start",
-        "text_start",
-        "text_delta",
-        "text_end",
-        "toolcall_start",
-        "toolcall_delta",
-        "toolcall_end",
-        "done",
-    ]
+    assert outcome.shape == ["start", *TEXT, *TOOL_CALL, "done"]
     end = next(e for e in outcome.events if isinstance(e, ToolCallEndEvent))
     assert end.tool_call == ToolCall("call_1", "read", {"path": "a.txt"})
     assert outcome.terminal.reason == "toolUse"
@@ -179,7 +137,7 @@ def test_parallel_tool_calls_by_index(wire: WireServer) -> None:
         .tool_call(1, "call_b", "status", [])
     )
     wire.enqueue(reply.end("tool_calls").response())
-    message = run(lambda: stream_all(local_model(wire), simple_context())).message
+    message = stream_once(local_model(wire)).message
 
     assert message.tool_calls == [
         ToolCall("call_a", "read", {"path": "x.py"}),
@@ -196,7 +154,7 @@ def test_calls_without_ids_and_reused_indexes_stay_distinct(wire: WireServer) ->
         .tool_call(1, "id_2", "read", ['{"path": "c"}'])
     )
     wire.enqueue(reply.end("stop").response())
-    message = run(lambda: stream_all(local_model(wire), simple_context())).message
+    message = stream_once(local_model(wire)).message
 
     calls = message.tool_calls
     assert [call.arguments for call in calls] == [{"path": "a"}, {"path": "b"}, {"path": "c"}]
@@ -208,7 +166,7 @@ def test_calls_without_ids_and_reused_indexes_stay_distinct(wire: WireServer) ->
 def test_unicode_split_inside_characters_arrives_intact(wire: WireServer) -> None:
     text = "नमस्ते दुनिया 🎉👍🏽 — ok"
     wire.enqueue(ChatStream().text(text[:4], text[4:]).end().bytes_split(5))
-    message = run(lambda: stream_all(local_model(wire), simple_context())).message
+    message = stream_once(local_model(wire)).message
     assert message.text == text
 
 
@@ -217,7 +175,7 @@ def test_unknown_fields_and_choices_without_delta_are_ignored(wire: WireServer) 
     reply.choice({"content": "fine", "audio_hint": {"x": 1}, "annotations": []})
     reply.data(reply.envelope([{"index": 0, "delta": {}, "finish_reason": None}], brand_new=1))
     wire.enqueue(reply.end().response())
-    outcome = run(lambda: stream_all(local_model(wire), simple_context()))
+    outcome = stream_once(local_model(wire))
     assert outcome.message.content == [TextContent("fine")]
     assert outcome.terminal.reason == "stop"
 
@@ -231,14 +189,14 @@ def test_unknown_fields_and_choices_without_delta_are_ignored(wire: WireServer) 
 )
 def test_finish_reasons_that_complete(wire: WireServer, native: str, reason: str) -> None:
     wire.enqueue(ChatStream().text("x").end(native).response())
-    outcome = run(lambda: stream_all(local_model(wire), simple_context()))
+    outcome = stream_once(local_model(wire))
     assert outcome.terminal.type == "done"
     assert outcome.message.stop_reason == reason
 
 
 def test_content_filter_is_an_error(wire: WireServer) -> None:
     wire.enqueue(ChatStream().text("Some").end("content_filter").response())
-    outcome = run(lambda: stream_all(local_model(wire), simple_context()))
+    outcome = stream_once(local_model(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "Some"
@@ -247,7 +205,7 @@ def test_content_filter_is_an_error(wire: WireServer) -> None:
 
 def test_stream_without_finish_reason_is_an_error(wire: WireServer) -> None:
     wire.enqueue(ChatStream().text("all of it").done().response())
-    outcome = run(lambda: stream_all(local_model(wire), simple_context()))
+    outcome = stream_once(local_model(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "all of it"
@@ -271,7 +229,7 @@ def test_errors_before_the_stream_emit_only_an_error_event(
     wire: WireServer, status: int, text: str, headers: dict[str, str], expected: str
 ) -> None:
     wire.enqueue(chat_error(status, text, headers))
-    outcome = run(lambda: stream_all(local_model(wire), simple_context()))
+    outcome = stream_once(local_model(wire))
 
     assert [event.type for event in outcome.events] == ["error"]
     message = outcome.message
@@ -289,7 +247,7 @@ def test_errors_before_the_stream_emit_only_an_error_event(
 def test_error_chunk_mid_stream_keeps_partial_content(wire: WireServer) -> None:
     reply = ChatStream().text("partial").error("Upstream provider overloaded", code=502)
     wire.enqueue(reply.response())
-    outcome = run(lambda: stream_all(local_model(wire), simple_context()))
+    outcome = stream_once(local_model(wire))
 
     assert outcome.shape == ["start", "text_start", "text_delta", "error"]
     message = outcome.message
@@ -301,7 +259,7 @@ def test_error_chunk_mid_stream_keeps_partial_content(wire: WireServer) -> None:
 
 def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
     wire.enqueue(ChatStream().text("half an ans").chunk(Cut()).response())
-    message = run(lambda: stream_all(local_model(wire), simple_context())).message
+    message = stream_once(local_model(wire)).message
 
     assert message.stop_reason == "error"
     assert message.text == "half an ans"
@@ -310,40 +268,13 @@ def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
     assert message.usage.estimated
 
 
-def test_abort_mid_stream_closes_the_connection(wire: WireServer) -> None:
-    wire.enqueue(ChatStream().text("partial").chunk(Stall()).response())
-
-    async def body() -> tuple[Outcome, bool]:
-        outcome, _ = await stream_then_abort(
-            local_model(wire), simple_context(), abort_after=TextDeltaEvent
-        )
-        return outcome, await wait_closed(wire.requests[0], timeout=2.0)
-
-    outcome, closed = run(body)
-    assert closed, "the server never saw the connection close after the abort"
-    assert outcome.terminal.reason == "aborted"
-    assert outcome.message.stop_reason == "aborted"
-    assert outcome.message.text == "partial"
-
-
-def test_abort_before_any_content_emits_only_the_aborted_event(wire: WireServer) -> None:
-    wire.enqueue(ChatStream().chunk(Stall()).response())
-    outcome, closed = run(lambda: abort_once_requested(local_model(wire), simple_context(), wire))
-
-    assert closed, "the server never saw the connection close after the abort"
-    assert [event.type for event in outcome.events] == ["error"]
-    assert outcome.terminal.reason == "aborted"
-    assert outcome.message.content == []
-    assert outcome.message.stop_reason == "aborted"
-
-
 # --- keys and request options ----------------------------------------------------------
 
 
 def test_local_server_needs_no_key(wire: WireServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LOCAL_API_KEY", raising=False)
     wire.enqueue(ChatStream().text("hi").end().response())
-    message = run(lambda: stream_all(local_model(wire), simple_context(), StreamOptions())).message
+    message = stream_once(local_model(wire), api_key=None).message
     assert message.text == "hi"
     assert wire.requests[0].headers["authorization"].startswith("Bearer ")
 
@@ -353,7 +284,7 @@ def test_remote_server_without_key_names_the_variable(
 ) -> None:
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
     model = local_model(wire, provider="openrouter", base_url="https://openrouter.example/api/v1")
-    outcome = run(lambda: stream_all(model, simple_context(), StreamOptions()))
+    outcome = stream_once(model, api_key=None)
 
     assert [event.type for event in outcome.events] == ["error"]
     assert "OPENROUTER_API_KEY" in (outcome.message.error_message or "")
@@ -362,14 +293,13 @@ def test_remote_server_without_key_names_the_variable(
 def test_key_from_the_provider_variable(wire: WireServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOCAL_API_KEY", "from-env")
     wire.enqueue(ChatStream().text("hi").end().response())
-    run(lambda: stream_all(local_model(wire), simple_context(), StreamOptions()))
+    stream_once(local_model(wire), api_key=None)
     assert wire.requests[0].headers["authorization"] == "Bearer from-env"
 
 
 def test_request_options_reach_the_body(wire: WireServer) -> None:
     wire.enqueue(ChatStream().text("hi").end().response())
-    options = StreamOptions(api_key="k", max_tokens=512, temperature=0.1, headers={"x-a": "1"})
-    run(lambda: stream_all(local_model(wire), simple_context(), options))
+    stream_once(local_model(wire), max_tokens=512, temperature=0.1, headers={"x-a": "1"})
 
     request = wire.requests[0]
     assert request.json["max_tokens"] == 512
@@ -395,51 +325,40 @@ def test_is_local_url(url: str | None, local: bool) -> None:
 
 # --- history replay --------------------------------------------------------------------
 
-PNG = "iVBORw0KGgo="
-
-
-def _assistant(content: list[object], **overrides: object) -> AssistantMessage:
-    fields: dict[str, object] = {
-        "content": content,
-        "api": "openai-completions",
-        "provider": "local",
-        "model": "qwen-test",
-        "stop_reason": "toolUse",
-    }
-    fields.update(overrides)
-    return AssistantMessage(**fields)  # type: ignore[arg-type]
-
 
 def test_replayed_history_request_body(wire: WireServer) -> None:
+    model = local_model(wire)
     long_id = "call_" + "y" * 60
     history: list[object] = [
         UserMessage([TextContent("Look"), ImageContent(PNG, "image/png")]),
-        _assistant(
+        past_reply(
+            model,
             [
                 ThinkingContent("Own reasoning.", "reasoning_content"),
                 TextContent("Reading."),
                 ToolCall("call_abc|fc_1", "read", {"path": "ä.txt"}),
                 ToolCall(long_id, "read", {"path": "b"}),
                 ToolCall("call_orphan", "bash", {"command": "ls"}),
-            ]
+            ],
         ),
         ToolResultMessage(
             "call_abc|fc_1", "read", [TextContent("A"), ImageContent(PNG, "image/png")]
         ),
         ToolResultMessage(long_id, "read", [], is_error=True),
-        _assistant(
+        past_reply(
+            model,
             [ThinkingContent("Foreign reasoning.", "sig"), TextContent("Done.")],
             api="anthropic-messages",
             provider="anthropic",
             model="claude-x",
             stop_reason="stop",
         ),
-        _assistant([], stop_reason="error", error_message="boom"),
+        past_reply(model, [], stop_reason="error", error_message="boom"),
         UserMessage("Next?"),
     ]
     wire.enqueue(ChatStream().text("ok").end().response())
     context = Context(system_prompt="sys", messages=history)  # type: ignore[arg-type]
-    run(lambda: stream_all(local_model(wire), context))
+    stream_once(model, context)
 
     messages = wire.requests[0].json["messages"]
     long_normalised = messages[2]["tool_calls"][1]["id"]
@@ -486,13 +405,14 @@ def test_replayed_history_request_body(wire: WireServer) -> None:
 
 
 def test_tool_only_assistant_message_has_null_content(wire: WireServer) -> None:
+    model = local_model(wire)
     history: list[object] = [
         UserMessage("go"),
-        _assistant([ToolCall("call_1", "status", {})]),
+        past_reply(model, [ToolCall("call_1", "status", {})]),
         ToolResultMessage("call_1", "status", [TextContent("clean")]),
     ]
     wire.enqueue(ChatStream().text("ok").end().response())
-    run(lambda: stream_all(local_model(wire), Context(messages=history)))  # type: ignore[arg-type]
+    stream_once(model, Context(messages=history))  # type: ignore[arg-type]
 
     assistant = wire.requests[0].json["messages"][1]
     assert assistant["content"] is None

@@ -3,60 +3,27 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
 
 from picode.ai.errors import is_transient_error
-from picode.ai.events import ErrorEvent, StartEvent, TextDeltaEvent, ToolCallEndEvent
-from picode.ai.models import Model, ModelCost
-from picode.ai.stream import StreamOptions
-from picode.ai.types import (
-    Context,
-    TextContent,
-    ThinkingContent,
-    Tool,
-    ToolCall,
-)
+from picode.ai.events import ErrorEvent, StartEvent, ToolCallEndEvent
+from picode.ai.types import TextContent, ThinkingContent, ToolCall
+from tests.providers.models import READ_TOOL, wire_model
 from tests.providers.sdk_streaming import (
-    run,
+    TEXT,
+    THINKING,
+    TOOL_CALL,
+    halved,
     simple_context,
-    stream_all,
-    stream_then_abort,
-    wait_closed,
+    stream_once,
 )
 from tests.wire.responses_protocol import ResponsesStream, usage
 from tests.wire.server import Cut, Stall, WireServer, json_response, sse
 
-READ_TOOL = Tool(
-    "read",
-    "Read a file",
-    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
-)
-
-
-def make_model(wire: WireServer, **overrides: Any) -> Model:
-    fields: dict[str, Any] = {
-        "id": "gpt-test",
-        "name": "GPT test",
-        "api": "openai-responses",
-        "provider": "openai",
-        "base_url": wire.url + "/v1",
-        "reasoning": True,
-        "input": ("text", "image"),
-        "cost": ModelCost(input=2.0, output=8.0, cache_read=0.5),
-    }
-    fields.update(overrides)
-    return Model(**fields)
-
-
-def options(**overrides: Any) -> StreamOptions:
-    return StreamOptions(api_key="sk-test", **overrides)
-
-
-def stream(wire: WireServer, context: Context | None = None, **option_fields: Any) -> Any:
-    model = make_model(wire)
-    return run(lambda: stream_all(model, context or simple_context(), options(**option_fields)))
+gpt = partial(wire_model, "openai-responses")
 
 
 # --- happy paths ------------------------------------------------------------------------
@@ -67,9 +34,9 @@ def test_text_reply_events_usage_and_request(wire: WireServer) -> None:
     script.message(["Hel", "lo", " there"]).completed(usage(1200, 30, cached=200))
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
-    assert outcome.shape == ["start", "text_start", "text_delta", "text_end", "done"]
+    assert outcome.shape == ["start", *TEXT, "done"]
     message = outcome.message
     assert message.stop_reason == "stop"
     assert message.content == [TextContent("Hello there", "msg_1")]
@@ -81,7 +48,7 @@ def test_text_reply_events_usage_and_request(wire: WireServer) -> None:
 
     request = wire.requests[0]
     assert (request.method, request.path) == ("POST", "/v1/responses")
-    assert request.headers["authorization"] == "Bearer sk-test"
+    assert request.headers["authorization"] == "Bearer test-key"
     assert request.headers["x-stainless-retry-count"] == "0"
     body = request.json
     assert body["stream"] is True
@@ -98,14 +65,9 @@ def test_thinking_summary_parts_join_and_reasoning_item_is_kept(wire: WireServer
     script.message(["Done"]).completed(usage(10, 5, reasoning=3))
     wire.enqueue(script.response())
 
-    outcome = stream(wire, thinking="high")
+    outcome = stream_once(gpt(wire), thinking="high")
 
-    assert outcome.shape == [
-        "start",
-        *("thinking_start", "thinking_delta", "thinking_end"),
-        *("text_start", "text_delta", "text_end"),
-        "done",
-    ]
+    assert outcome.shape == ["start", *THINKING, *TEXT, "done"]
     thinking = outcome.message.content[0]
     assert isinstance(thinking, ThinkingContent)
     assert thinking.thinking == "Planning\n\nThen act"
@@ -129,7 +91,7 @@ def test_summary_without_deltas_is_taken_from_the_done_events(wire: WireServer) 
     script.reasoning([["first"], ["second"]], with_deltas=False).message(["ok"]).completed()
     wire.enqueue(script.response())
 
-    outcome = stream(wire, thinking="low")
+    outcome = stream_once(gpt(wire), thinking="low")
 
     thinking = outcome.message.content[0]
     assert isinstance(thinking, ThinkingContent)
@@ -143,9 +105,9 @@ def test_tool_call_streams_arguments_and_ends_with_tool_use(wire: WireServer) ->
     )
     wire.enqueue(script.completed(usage(50, 12)).response())
 
-    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+    outcome = stream_once(gpt(wire), simple_context(tools=[READ_TOOL]))
 
-    assert outcome.shape == ["start", "toolcall_start", "toolcall_delta", "toolcall_end", "done"]
+    assert outcome.shape == ["start", *TOOL_CALL, "done"]
     assert outcome.terminal.reason == "toolUse"
     assert outcome.message.content == [ToolCall("call_A|fc_A", "read", {"path": "src/main.py"})]
     assert outcome.deltas(0) == '{"path": "src/main.py"}'
@@ -165,7 +127,7 @@ def test_two_parallel_tool_calls_keep_their_own_ids_and_arguments(wire: WireServ
     script.function_call("read", ['{"path": ', '"b.py"}'], call_id="call_2", item_id="fc_2")
     wire.enqueue(script.completed().response())
 
-    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+    outcome = stream_once(gpt(wire), simple_context(tools=[READ_TOOL]))
 
     assert outcome.message.stop_reason == "toolUse"
     assert outcome.message.tool_calls == [
@@ -194,7 +156,7 @@ def test_arguments_without_deltas_still_fill_the_call(
     )
     wire.enqueue(script.completed().response())
 
-    outcome = stream(wire, simple_context(tools=[READ_TOOL]))
+    outcome = stream_once(gpt(wire), simple_context(tools=[READ_TOOL]))
 
     assert outcome.message.tool_calls[0].arguments == {"path": "only/at/the/end.txt"}
     assert outcome.terminal.reason == "toolUse"
@@ -204,7 +166,7 @@ def test_refusal_streams_as_text(wire: WireServer) -> None:
     script = ResponsesStream().created().message(["I can't ", "help with that."], refusal=True)
     wire.enqueue(script.completed().response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
     assert outcome.message.text == "I can't help with that."
     assert outcome.message.stop_reason == "stop"
@@ -214,7 +176,7 @@ def test_message_without_deltas_is_filled_from_the_done_event(wire: WireServer) 
     script = ResponsesStream().created().message(["whole ", "text"], with_deltas=False)
     wire.enqueue(script.completed().response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
     assert outcome.message.text == "whole text"
 
@@ -222,15 +184,9 @@ def test_message_without_deltas_is_filled_from_the_done_event(wire: WireServer) 
 def test_unicode_survives_bytes_split_inside_characters(wire: WireServer) -> None:
     text = "नमस्ते दुनिया 👋🏽 — ok"
     script = ResponsesStream().created().message([text[:5], text[5:]]).completed()
-    # Split every event's bytes in the middle, so multi-byte characters straddle chunks.
-    pieces: list[bytes | str] = []
-    for chunk in script.chunks:
-        data = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
-        assert isinstance(data, bytes)
-        pieces.extend([data[: len(data) // 2 + 1], data[len(data) // 2 + 1 :]])
-    wire.enqueue(ResponsesStream().raw(*pieces).response())
+    wire.enqueue(halved(script.chunks))
 
-    outcome = stream(wire, simple_context("नमस्ते 🌍"))
+    outcome = stream_once(gpt(wire), simple_context("नमस्ते 🌍"))
 
     assert outcome.message.text == text
     sent = wire.requests[0].json["input"][0]["content"][0]["text"]
@@ -255,9 +211,9 @@ def test_unknown_events_and_items_are_ignored(wire: WireServer) -> None:
     script.message(["after"]).completed()
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
-    assert outcome.shape == ["start", "text_start", "text_delta", "text_end", "done"]
+    assert outcome.shape == ["start", *TEXT, "done"]
     assert outcome.message.text == "after"
 
 
@@ -297,7 +253,7 @@ def test_terminal_events_map_to_stop_reasons(
     ending(script)
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
     assert outcome.terminal.reason == reason
     assert outcome.message.stop_reason == stop_reason
@@ -324,7 +280,7 @@ def test_error_event_mid_stream_keeps_partial_content(
     add_error(script)
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
     assert isinstance(outcome.terminal, ErrorEvent)
     assert outcome.terminal.reason == "error"
@@ -377,7 +333,7 @@ def test_http_errors_before_the_stream_give_one_error_event(
 ) -> None:
     wire.enqueue(json_response(status, payload, headers))
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
     assert outcome.shape == ["error"]
     assert not any(isinstance(e, StartEvent) for e in outcome.events)
@@ -390,7 +346,7 @@ def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
     script = ResponsesStream().created().message(["Some ", "text"], stop_after_deltas=True)
     wire.enqueue(script.raw(Cut()).response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "Some text"
@@ -402,7 +358,7 @@ def test_stream_that_ends_without_a_terminal_event_is_an_error(wire: WireServer)
     script = ResponsesStream().created().message(["cut short"])
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "cut short"
@@ -414,39 +370,18 @@ def test_malformed_event_data_is_an_error_not_a_crash(wire: WireServer) -> None:
     script.raw("event: response.output_text.delta\ndata: {not json\n\n")
     wire.enqueue(script.response())
 
-    outcome = stream(wire)
+    outcome = stream_once(gpt(wire))
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "ok"
     assert "Malformed data" in (outcome.message.error_message or "")
 
 
-def test_abort_mid_stream_closes_the_connection_and_keeps_partial(wire: WireServer) -> None:
-    script = ResponsesStream().created().message(["streaming..."], stop_after_deltas=True)
-    wire.enqueue(script.raw(Stall()).response())
-    model = make_model(wire)
-
-    async def abort_and_watch() -> tuple[Any, bool]:
-        outcome, _ = await stream_then_abort(
-            model, simple_context(), abort_after=TextDeltaEvent, options=options()
-        )
-        # Checked before the test closes its SDK clients, so only the abort can close it.
-        return outcome, await wait_closed(wire.requests[0], 5.0)
-
-    outcome, closed = run(abort_and_watch)
-
-    assert closed
-    assert outcome.terminal.reason == "aborted"
-    assert outcome.message.stop_reason == "aborted"
-    assert outcome.message.text == "streaming..."
-    assert outcome.events[-1].type == "error"
-
-
 def test_idle_timeout_fails_a_silent_stream(wire: WireServer) -> None:
     script = ResponsesStream().created().message(["waiting"], stop_after_deltas=True)
     wire.enqueue(script.raw(Stall()).response())
 
-    outcome = stream(wire, idle_timeout=0.3)
+    outcome = stream_once(gpt(wire), idle_timeout=0.3)
 
     assert outcome.terminal.reason == "error"
     assert "timed out" in (outcome.message.error_message or "").lower()
@@ -457,9 +392,8 @@ def test_missing_api_key_names_the_variable(
     wire: WireServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    model = make_model(wire)
 
-    outcome = run(lambda: stream_all(model, simple_context(), StreamOptions()))
+    outcome = stream_once(gpt(wire), api_key=None)
 
     assert outcome.shape == ["error"]
     assert "OPENAI_API_KEY" in (outcome.message.error_message or "")

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from picode.ai.models import Model
 from picode.ai.types import (
-    AssistantMessage,
     Context,
     ImageContent,
     TextContent,
@@ -16,26 +13,17 @@ from picode.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from tests.providers.sdk_streaming import run, simple_context, stream_all
-from tests.providers.test_openai_responses import READ_TOOL, make_model, options
+from tests.providers.models import READ_TOOL, past_reply
+from tests.providers.sdk_streaming import answer_first_call, stream_once
+from tests.providers.test_openai_responses import gpt
 from tests.wire.responses_protocol import ResponsesStream
 from tests.wire.server import WireServer
 
 # --- history replay ---------------------------------------------------------------------
 
 
-def _assistant(model: Model, content: list[Any], **fields: Any) -> AssistantMessage:
-    return AssistantMessage(
-        content=content,
-        api=fields.pop("api", model.api),
-        provider=fields.pop("provider", model.provider),
-        model=fields.pop("model_id", model.id),
-        stop_reason=fields.pop("stop_reason", "toolUse"),
-    )
-
-
 def test_replayed_history_builds_valid_input_items(wire: WireServer) -> None:
-    model = make_model(wire)
+    model = gpt(wire)
     reasoning = json.dumps(
         {
             "type": "reasoning",
@@ -49,7 +37,7 @@ def test_replayed_history_builds_valid_input_items(wire: WireServer) -> None:
         tools=[READ_TOOL],
         messages=[
             UserMessage([TextContent("Look at this"), ImageContent("aW1n", "image/png")]),
-            _assistant(
+            past_reply(
                 model,
                 [
                     ThinkingContent("look first", reasoning),
@@ -64,7 +52,7 @@ def test_replayed_history_builds_valid_input_items(wire: WireServer) -> None:
                 [TextContent("print('a')"), ImageContent("cG5n", "image/png")],
             ),
             # call_8 never got a result: a synthetic one is sent.
-            _assistant(
+            past_reply(
                 model,
                 [
                     ThinkingContent("Other model's thoughts", "anthropic-signature"),
@@ -74,7 +62,7 @@ def test_replayed_history_builds_valid_input_items(wire: WireServer) -> None:
                 ],
                 api="anthropic-messages",
                 provider="anthropic",
-                model_id="claude-x",
+                model="claude-x",
             ),
             ToolResultMessage("toolu_01:weird/id", "read", [TextContent("c")], is_error=True),
             UserMessage("next"),
@@ -83,7 +71,7 @@ def test_replayed_history_builds_valid_input_items(wire: WireServer) -> None:
     script = ResponsesStream().created().message(["fine"]).completed()
     wire.enqueue(script.response())
 
-    run(lambda: stream_all(model, context, options()))
+    stream_once(model, context)
 
     body = wire.requests[0].json
     assert body["instructions"] == "sys"
@@ -153,15 +141,15 @@ def test_replayed_history_builds_valid_input_items(wire: WireServer) -> None:
 
 
 def test_reasoning_from_another_openai_model_is_not_replayed_as_an_item(wire: WireServer) -> None:
-    model = make_model(wire)
+    model = gpt(wire)
     signature = json.dumps({"type": "reasoning", "id": "rs_1", "encrypted_content": "E"})
     context = Context(
         messages=[
             UserMessage("hi"),
-            _assistant(
+            past_reply(
                 model,
                 [ThinkingContent("thought", signature), TextContent("answer", "msg_1")],
-                model_id="gpt-other",
+                model="gpt-other",
                 stop_reason="stop",
             ),
             UserMessage("again"),
@@ -169,7 +157,7 @@ def test_reasoning_from_another_openai_model_is_not_replayed_as_an_item(wire: Wi
     )
     wire.enqueue(ResponsesStream().created().message(["ok"]).completed().response())
 
-    run(lambda: stream_all(model, context, options()))
+    stream_once(model, context)
 
     items = wire.requests[0].json["input"]
     assert {"role": "assistant", "content": "thought"} in items
@@ -178,39 +166,31 @@ def test_reasoning_from_another_openai_model_is_not_replayed_as_an_item(wire: Wi
 
 
 def test_reasoning_without_encrypted_content_falls_back_to_text(wire: WireServer) -> None:
-    model = make_model(wire)
+    model = gpt(wire)
     signature = json.dumps({"type": "reasoning", "id": "rs_1", "encrypted_content": None})
     context = Context(
         messages=[
             UserMessage("hi"),
-            _assistant(model, [ThinkingContent("thought", signature)], stop_reason="stop"),
+            past_reply(model, [ThinkingContent("thought", signature)], stop_reason="stop"),
             UserMessage("again"),
         ]
     )
     wire.enqueue(ResponsesStream().created().message(["ok"]).completed().response())
 
-    run(lambda: stream_all(model, context, options()))
+    stream_once(model, context)
 
     items = wire.requests[0].json["input"]
     assert items[1] == {"role": "assistant", "content": "thought"}
 
 
 def test_streamed_message_round_trips_into_the_next_request(wire: WireServer) -> None:
-    model = make_model(wire)
+    model = gpt(wire)
     first = ResponsesStream().created().reasoning([["why"]], item_id="rs_5", encrypted="E5")
     first.function_call("read", ['{"path": "x"}'], call_id="call_5", item_id="fc_5")
     wire.enqueue(first.completed().response())
     wire.enqueue(ResponsesStream().created().message(["done"]).completed().response())
 
-    async def two_turns() -> None:
-        context = simple_context(tools=[READ_TOOL])
-        turn = await stream_all(model, context, options(thinking="medium"))
-        context.messages.append(turn.message)
-        call = turn.message.tool_calls[0]
-        context.messages.append(ToolResultMessage(call.id, call.name, [TextContent("X")]))
-        await stream_all(model, context, options(thinking="medium"))
-
-    run(two_turns)
+    answer_first_call(model, "X", thinking="medium")
 
     items = wire.requests[1].json["input"]
     assert items[1] == {
@@ -225,11 +205,11 @@ def test_streamed_message_round_trips_into_the_next_request(wire: WireServer) ->
 
 
 def test_images_become_a_note_for_text_only_models(wire: WireServer) -> None:
-    model = make_model(wire, input=("text",))
+    model = gpt(wire, input=("text",))
     context = Context(messages=[UserMessage([ImageContent("aW1n", "image/png")])])
     wire.enqueue(ResponsesStream().created().message(["ok"]).completed().response())
 
-    run(lambda: stream_all(model, context, options()))
+    stream_once(model, context)
 
     content = wire.requests[0].json["input"][0]["content"]
     assert content == [
@@ -238,21 +218,16 @@ def test_images_become_a_note_for_text_only_models(wire: WireServer) -> None:
 
 
 def test_request_options_reach_the_body_and_headers(wire: WireServer) -> None:
-    model = make_model(wire, reasoning=False, headers=(("x-team", "core"),))
+    model = gpt(wire, reasoning=False, headers=(("x-team", "core"),))
     wire.enqueue(ResponsesStream().created().message(["ok"]).completed().response())
 
-    run(
-        lambda: stream_all(
-            model,
-            simple_context(),
-            options(
-                max_tokens=321,
-                temperature=0.25,
-                session_id="sess-1",
-                thinking="high",
-                headers={"x-extra": "1"},
-            ),
-        )
+    stream_once(
+        model,
+        max_tokens=321,
+        temperature=0.25,
+        session_id="sess-1",
+        thinking="high",
+        headers={"x-extra": "1"},
     )
 
     request = wire.requests[0]

@@ -107,7 +107,12 @@ class ResponsesStream:
     ) -> ResponsesStream:
         """A reasoning item; ``summary`` is a list of parts, each a list of deltas."""
         index = len(self.output)
-        added = {"id": item_id, "type": "reasoning", "summary": [], "encrypted_content": None}
+        added: dict[str, Any] = {
+            "id": item_id,
+            "type": "reasoning",
+            "summary": [],
+            "encrypted_content": None,
+        }
         self.event("response.output_item.added", output_index=index, item=added)
         for part_index, deltas in enumerate(summary):
             text = "".join(deltas)
