@@ -1,12 +1,18 @@
-"""Per-delta overhead of the agent loop over the bare provider event stream.
+"""Per-delta overhead of the agent loop and the session over the bare provider event stream.
 
-Two scenarios, each timed (a) consuming the stream directly and (b) through ``Agent`` with
-one no-op listener; the difference is what the agent layer adds per provider delta.
+Two scenarios, each timed (a) consuming the stream directly (the baseline), (b) through
+``Agent`` with one no-op listener and (c) through ``AgentSession`` (agent loop, recovery
+rules, persistence of the finished message, session events) with one no-op listener; the
+differences are what the agent and session layers add per provider delta. Times are the
+process's CPU time; every path runs ``--runs`` times, interleaved.
 
 - ``throttled``: ``stream_simple`` with the scripted provider, no delay. The provider pushes
   every delta at once, so the 50 ms throttle merges them and the agent sees few updates.
 - ``per-delta``: an unthrottled stream whose producer yields to the loop after every delta,
   so every delta becomes its own ``MessageUpdate`` (the worst case for the agent layer).
+
+The SPEC §8 bar (≤ 10 µs per delta for provider → stream → agent loop → session listener)
+is the sum of this script's session figure and ``provider_overhead.py``'s provider figure.
 
 Usage: python bench/agent_loop.py [--deltas 20000] [--chunk 4] [--runs 9]
 """
@@ -15,20 +21,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import gc
-import statistics
+import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
 
+from _stats import Summary, fmt, machine
 from picode.agent.agent import Agent
-from picode.agent.events import AgentEvent
 from picode.ai.builder import MessageBuilder
 from picode.ai.event_stream import AssistantMessageEventStream
-from picode.ai.models import Model
+from picode.ai.models import Model, builtin_registry
 from picode.ai.providers.faux import FauxProvider, FauxText, FauxTurn
 from picode.ai.stream import StreamOptions, stream_simple
 from picode.ai.types import Context, UserMessage
+from picode.session.agent_session import AgentSession
+from picode.session.config import Settings
+from picode.session.options import SessionOptions
+from picode.session.paths import resolve_paths
 
 StreamFn = Callable[[Model, Context, StreamOptions], AssistantMessageEventStream]
 
@@ -56,54 +67,69 @@ def per_delta_stream_fn(text: str, chunk: int) -> StreamFn:
     return stream_fn
 
 
-async def consume_directly(model: Model, stream_fn: StreamFn) -> float:
-    started = time.perf_counter()
+async def consume_directly(model: Model, stream_fn: StreamFn, _root: Path) -> float:
+    started = time.process_time()
     stream = stream_fn(model, Context(messages=[UserMessage("go")]), StreamOptions())
     async for _event in stream:
         pass
     await stream.result()
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
-async def through_agent(model: Model, stream_fn: StreamFn) -> float:
+def no_op(_event: object) -> None:
+    return None
+
+
+async def through_agent(model: Model, stream_fn: StreamFn, _root: Path) -> float:
     agent = Agent(model=model, stream_fn=stream_fn)
-
-    def no_op(_event: AgentEvent) -> None:
-        return None
-
     agent.subscribe(no_op)
-    started = time.perf_counter()
+    started = time.process_time()
     await agent.prompt("go")
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
-def paired_medians(
-    runs: int,
-    direct: Callable[[], Awaitable[float]],
-    agent: Callable[[], Awaitable[float]],
-    before: Callable[[], None],
-) -> tuple[float, float, float]:
-    """Median seconds of each, and the median of per-run differences (less noisy on a busy
-    machine: both halves of a pair see the same load). Runs alternate which goes first."""
-    for measure in (direct, agent):  # warm up imports and caches
+async def through_session(model: Model, stream_fn: StreamFn, root: Path) -> float:
+    options = SessionOptions(
+        cwd=root,
+        paths=resolve_paths({"PICODE_HOME": str(root / "home")}),
+        settings=Settings(),
+        registry=builtin_registry(),
+        model=model,
+        load_extensions=False,
+        stream_fn=stream_fn,
+    )
+    session = await AgentSession.open(options)
+    session.subscribe(no_op)
+    started = time.process_time()
+    await session.prompt("go")
+    elapsed = time.process_time() - started
+    await session.close()
+    return elapsed
+
+
+PATHS: dict[str, Callable[[Model, StreamFn, Path], Coroutine[Any, Any, float]]] = {
+    "direct": consume_directly,
+    "agent": through_agent,
+    "session": through_session,
+}
+
+
+def interleaved(
+    runs: int, model: Model, stream_fn: StreamFn, before: Callable[[], None], root: Path
+) -> dict[str, list[float]]:
+    """Seconds per run of each path; the order rotates every run so drift hits all alike."""
+    for measure in PATHS.values():  # warm up imports and caches
         before()
-        asyncio.run(measure())
-    direct_samples, agent_samples, differences = [], [], []
+        asyncio.run(measure(model, stream_fn, root))
+    samples: dict[str, list[float]] = {name: [] for name in PATHS}
+    names = list(PATHS)
     for run in range(runs):
-        pair = {}
-        order = (("direct", direct), ("agent", agent))
-        for name, measure in order if run % 2 == 0 else order[::-1]:
+        shift = run % len(names)
+        for name in names[shift:] + names[:shift]:
             before()
             gc.collect()
-            pair[name] = asyncio.run(measure())
-        direct_samples.append(pair["direct"])
-        agent_samples.append(pair["agent"])
-        differences.append(pair["agent"] - pair["direct"])
-    return (
-        statistics.median(direct_samples),
-        statistics.median(agent_samples),
-        statistics.median(differences),
-    )
+            samples[name].append(asyncio.run(PATHS[name](model, stream_fn, root)))
+    return samples
 
 
 def main() -> None:
@@ -121,29 +147,44 @@ def main() -> None:
     def script() -> None:
         provider.turns[:] = [turn]
 
-    per_delta = per_delta_stream_fn(text, args.chunk)
     model = provider.model
-    rows = []
     scenarios: list[tuple[str, StreamFn, Callable[[], None]]] = [
         ("throttled (stream_simple + FauxProvider)", stream_simple, script),
-        ("per-delta (unthrottled, one update per delta)", per_delta, lambda: None),
+        (
+            "per-delta (unthrottled, one update per delta)",
+            per_delta_stream_fn(text, args.chunk),
+            no_op_before,
+        ),
     ]
-    for name, stream_fn, before in scenarios:
-        medians = paired_medians(
-            args.runs,
-            functools.partial(consume_directly, model, stream_fn),
-            functools.partial(through_agent, model, stream_fn),
-            before,
-        )
-        rows.append((name, *medians))
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="picode-bench-") as folder:
+        for name, stream_fn, before in scenarios:
+            rows.append((name, interleaved(args.runs, model, stream_fn, before, Path(folder))))
     provider.close()
 
-    print(f"{deltas:,} deltas of {args.chunk} chars, median of {args.runs} runs\n")
-    print("| scenario | direct µs/delta | Agent µs/delta | overhead µs/delta (paired median) |")
-    print("|---|---:|---:|---:|")
-    for name, direct, agent, difference in rows:
-        scale = 1e6 / deltas
-        print(f"| {name} | {direct * scale:.2f} | {agent * scale:.2f} | {difference * scale:.2f} |")
+    scale = 1e6 / deltas
+    print(machine())
+    print(
+        f"\n### Agent and session layers: {deltas:,} deltas of {args.chunk} chars, "
+        f"{args.runs} runs (CPU µs per delta, median and min–max)\n"
+    )
+    print(
+        "| scenario | direct (baseline) | Agent | AgentSession | × direct "
+        "| added by Agent | added by AgentSession |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, samples in rows:
+        direct, agent, session = (Summary.of(samples[key]) for key in PATHS)
+        print(
+            f"| {name} | {fmt(direct, scale, '', 2)} | {fmt(agent, scale, '', 2)} "
+            f"| {fmt(session, scale, '', 2)} | {session.ratio(direct):.2f} "
+            f"| {(agent.median - direct.median) * scale:.2f} "
+            f"| {(session.median - direct.median) * scale:.2f} |"
+        )
+
+
+def no_op_before() -> None:
+    return None
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import gc
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _stats import Summary, fmt, machine
 from picode.tui.completion.files import FileIndex, rg_binary
 
 WORDS = (
@@ -91,14 +91,14 @@ def make_tree(root: Path, count: int, rng: random.Random) -> None:
     (root / ".gitignore").write_text("*.txt\n", encoding="utf-8")
 
 
-def median_time(action: Callable[[], object], runs: int) -> float:
+def median_time(action: Callable[[], object], runs: int) -> Summary:
     times = []
     for _ in range(runs):
         gc.collect()
         started = time.perf_counter()
         action()
         times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return Summary.of(times)
 
 
 def main() -> None:
@@ -126,16 +126,20 @@ def main() -> None:
             f"  indexed {len(files):,} files ({len(paths):,} entries with folders)", file=sys.stderr
         )
 
-        print(f"\n### Index build, {len(files):,} files (median of {args.runs})\n")
-        print("| step | time | × baseline |")
+        print(machine())
+        print(f"\n### Index build, {len(files):,} files ({args.runs} runs)\n")
+        print("| step | median (min–max) | × baseline |")
         print("|---|---:|---:|")
-        print(f"| `rg --files` alone (baseline) | {rg_alone * 1000:.1f} ms | 1.00 |")
-        print(f"| FileIndex.build_now | {build * 1000:.1f} ms | {build / rg_alone:.2f} |")
+        print(f"| `rg --files` alone (baseline) | {fmt(rg_alone)} | 1.00 |")
+        print(f"| FileIndex.build_now | {fmt(build)} | {build.ratio(rg_alone):.2f} |")
 
         lowered = [p.lower() for p in paths]
         runs = args.runs * 5
-        print(f"\n### Query, {len(paths):,} entries, top 20 (median of {runs})\n")
-        print("| query | substring scan (baseline) | FileIndex.search | × baseline | best match |")
+        print(f"\n### Query, {len(paths):,} entries, top 20 ({runs} runs)\n")
+        print(
+            "| query | substring scan (baseline), median (min–max) | FileIndex.search "
+            "| × baseline | best match |"
+        )
         print("|---|---:|---:|---:|---|")
         for query in QUERIES:
             typed = query.lower()
@@ -144,8 +148,8 @@ def main() -> None:
             best = index.search(query, 20)
             shown = best[0] if best else "(none)"
             print(
-                f"| `{query}` | {scan * 1000:.2f} ms | {search * 1000:.2f} ms "
-                f"| {search / scan:.2f} | `{shown}` |"
+                f"| `{query}` | {fmt(scan, digits=2)} | {fmt(search, digits=2)} "
+                f"| {search.ratio(scan):.2f} | `{shown}` |"
             )
 
 

@@ -40,6 +40,8 @@ from tests.cli.apis import (
 from tests.cli.harness import PicodeEnv
 from tests.wire.server import WireServer
 
+from _stats import machine
+
 DRIVERS: dict[str, ApiDriver] = {
     "anthropic": AnthropicDriver(),
     "responses": ResponsesDriver(),
@@ -151,13 +153,17 @@ def main() -> None:
                 action()
 
     baseline = statistics.median(series["pass"].seconds)
-    print(f"{options.runs} interleaved runs each after one warm-up; median (min–max).\n")
-    print("| What | Wall time | − `python -c pass` | Spawn → request |")
-    print("| --- | --- | --- | --- |")
+    print(machine())
+    print(f"\n{options.runs} interleaved runs each after one warm-up; median (min–max).\n")
+    print("| What | Wall time | − `python -c pass` | × `python -c pass` | Spawn → request |")
+    print("| --- | --- | --- | --- | --- |")
     for item in series.values():
-        extra = statistics.median(item.seconds) - baseline
+        median = statistics.median(item.seconds)
         request = item.cell(item.to_request) if item.to_request else "–"
-        print(f"| {item.label} | {item.cell()} | {extra * 1000:+.0f} ms | {request} |")
+        print(
+            f"| {item.label} | {item.cell()} | {(median - baseline) * 1000:+.0f} ms "
+            f"| {median / baseline:.2f} | {request} |"
+        )
     print()
     stack = statistics.median(series["stack"].seconds)
     for name in apis:

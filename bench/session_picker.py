@@ -2,10 +2,10 @@
 
 Run: ``python bench/session_picker.py [--sessions 1000] [--runs 9]``.
 Everything happens in a temporary folder with a headless Textual app (120×40); prints a
-markdown table of medians. Timed from ``push_screen`` to the list's first ``render`` (the
-picker is on screen) and to its first ``render`` with rows in it (``store.list`` in a
-thread, filtering and layout included); the picker waits up to 0.1 s for the listing
-before its first frame, so with a warm index both are the same frame.
+markdown table of medians with min–max. Timed from ``push_screen`` to the list's first
+``render`` (the picker is on screen) and to its first ``render`` with rows in it
+(``store.list`` in a thread, filtering and layout included); the picker waits up to 0.1 s
+for the listing before its first frame, so with a warm index both are the same frame.
 Baselines measured in the same run and app:
 - ``store.list(cwd)`` alone, with its index warm (the usual case);
 - opening a modal screen holding one ``Static`` until it renders (Textual's own floor for
@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import gc
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from _stats import Summary, fmt, machine
 from picode.ai.types import AssistantMessage, TextContent, UserMessage
 from picode.session.store import SessionStore
 from picode.tui.pickers import PickList, SessionPicker
@@ -190,23 +190,20 @@ def main() -> None:
         assert len(listed) == args.sessions
         results = asyncio.run(measure(store, cwd, args.runs))
 
-    def ms(values: list[float]) -> str:
-        return f"{statistics.median(values) * 1000:.1f} ms"
-
-    empty = statistics.median(results["empty"])
-    shown = statistics.median(results["shown"])
-    picker = statistics.median(results["picker"])
-    print(f"\n### Open the session picker over {args.sessions} sessions (median of {args.runs})\n")
-    print("| step | time | × empty modal |")
+    empty = Summary.of(results["empty"])
+    print(machine())
+    print(f"\n### Open the session picker over {args.sessions:,} sessions ({args.runs} runs)\n")
+    print("| step | median (min–max) | × empty modal |")
     print("|---|---:|---:|")
     print(f"| `store.list(cwd)`, first time (no index yet; once) | {cold * 1000:.1f} ms | |")
-    print(f"| `store.list(cwd)`, index warm | {ms(results['list'])} | |")
-    print(f"| empty modal screen until rendered (baseline) | {ms(results['empty'])} | 1.00 |")
-    for label, key, value in (
-        ("SessionPicker on screen (list still loading)", "shown", shown),
-        ("SessionPicker until its rows are rendered", "picker", picker),
+    print(f"| `store.list(cwd)`, index warm | {fmt(Summary.of(results['list']))} | |")
+    print(f"| empty modal screen until rendered (baseline) | {fmt(empty)} | 1.00 |")
+    for label, key in (
+        ("SessionPicker on screen (list still loading)", "shown"),
+        ("SessionPicker until its rows are rendered", "picker"),
     ):
-        print(f"| {label} | {ms(results[key])} | {value / empty:.2f} |")
+        summary = Summary.of(results[key])
+        print(f"| {label} | {fmt(summary)} | {summary.ratio(empty):.2f} |")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import statistics
 import time
 from collections.abc import Callable
 
+from _stats import machine
 from picode.ai.event_stream import AssistantMessageEventStream
 from picode.ai.events import DoneEvent, StartEvent, TextDeltaEvent, ToolCallDeltaEvent
 from picode.ai.partial_json import StreamingJson
@@ -200,6 +201,7 @@ def main() -> None:
 
     events = bench_events(args.deltas, args.runs)
     baseline = statistics.median(events[0][1])
+    print(machine() + "\n")
     print(
         f"### Event stream: {args.deltas:,} text deltas, producer yields every {YIELD_EVERY}, "
         f"{args.runs} runs (CPU µs per delta)\n"

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
+
+from _stats import Summary, fmt, iqr, machine, verdict
 
 BASELINE = "import textual.app"
 
@@ -92,12 +93,19 @@ def main() -> None:
         for name, code in cases.items():
             times[name].append(sample(code))
 
-    baseline = statistics.median(times["baseline (import textual.app)"])
-    print(f"runs: {args.runs} each, medians of whole-process wall time")
+    baseline = Summary.of(times["baseline (import textual.app)"])
+    print(machine())
+    print(
+        f"\n### TUI first frame, fresh interpreter each, {args.runs} interleaved runs "
+        "(whole-process wall time)\n"
+    )
+    print("| what | median (min–max) | IQR | × baseline | target ≤ 1.40× |")
+    print("|---|---:|---:|---:|---|")
     for name, values in times.items():
-        median = statistics.median(values)
-        print(f"  {name:32s} {median * 1000:7.1f} ms   ratio {median / baseline:4.2f}x")
-    print("target: app first frame ≤ 1.40x baseline")
+        summary = Summary.of(values)
+        ratio = summary.ratio(baseline)
+        goal = "" if name.startswith("baseline") else verdict(ratio <= 1.40)
+        print(f"| {name} | {fmt(summary)} | {iqr(summary)} ms | {ratio:.2f} | {goal} |")
 
 
 if __name__ == "__main__":
