@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from picode.ai.types import Cost, Usage
@@ -135,6 +134,8 @@ class ModelRegistry:
             headers=tuple(info.headers.items()),
             known=False,
         )
+        import difflib
+
         near = difflib.get_close_matches(model_id, [m.id for m in self.models(provider_name)], 3)
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         warning = (
@@ -144,6 +145,8 @@ class ModelRegistry:
         return ResolvedModel(fallback, thinking, warning)
 
     def _unknown_message(self, text: str, provider: str | None = None) -> str:
+        import difflib
+
         refs = [m.ref for m in self.models()]
         near = difflib.get_close_matches(text, refs, 3, 0.4)
         if provider is not None:
@@ -167,7 +170,9 @@ class ModelRegistry:
 
 @cache
 def _builtin_data() -> dict[str, Any]:
-    text = resources.files("picode.ai").joinpath("models.json").read_text(encoding="utf-8")
+    # Next to this module in both the wheel and a checkout; importlib.resources would cost
+    # ~10 ms of imports on the way to the first frame.
+    text = (Path(__file__).parent / "models.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 
