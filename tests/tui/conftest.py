@@ -57,13 +57,13 @@ class TuiHarness:
         extra_tools: Sequence[AgentTool] = (),
         **kwargs: Any,
     ) -> SessionOptions:
+        kwargs.setdefault("load_extensions", False)
         return SessionOptions(
             cwd=self.cwd,
             paths=self.paths,
             settings=settings or Settings(),
             registry=builtin_registry(),
             model=faux.model,
-            load_extensions=False,
             extra_tools=extra_tools,
             **kwargs,
         )
@@ -75,10 +75,13 @@ class TuiHarness:
         theme: str | None = None,
         settings: Settings | None = None,
         extra_tools: Sequence[AgentTool] = (),
+        options: dict[str, Any] | None = None,
         **config: Any,
     ) -> PicodeApp:
-        options = self.options(faux, settings=settings, extra_tools=extra_tools)
-        tui = TuiConfig.from_options(options, theme=theme)
+        session_options = self.options(
+            faux, settings=settings, extra_tools=extra_tools, **(options or {})
+        )
+        tui = TuiConfig.from_options(session_options, theme=theme)
         tui.cwd_label = "~/project"
         tui.branch = "main"
         tui.clock = self.clock
@@ -114,6 +117,35 @@ async def wait_until(
 
 async def type_text(pilot: Any, text: str) -> None:
     await pilot.press(*text)
+
+
+async def send(pilot: Any, text: str) -> None:
+    """Put ``text`` in the editor (as a paste would) and press Enter.
+
+    Typing key by key costs a frame per key; the editor reacts to an insert the same way
+    (its change events drive completion), and Enter takes the same path as a person's.
+    """
+    pilot.app.editor.insert(text)
+    await pilot.pause()
+    await pilot.press("enter")
+
+
+async def opened(pilot: Any) -> PicodeApp:
+    """The app, once its session is open."""
+    app: PicodeApp = pilot.app
+    await wait_until(pilot, lambda: app.session is not None, what="the session")
+    return app
+
+
+def notices(app: PicodeApp) -> list[str]:
+    """The text of every notice in the transcript, oldest first."""
+    from picode.tui.widgets.notice import NoticeView
+
+    return [view.text for view in app.query(NoticeView)]
+
+
+def has_notice(app: PicodeApp, part: str) -> bool:
+    return any(part in text for text in notices(app))
 
 
 def press_now(app: Any, *keys: str) -> None:

@@ -141,3 +141,18 @@ def test_hotkeys_text_lists_ids_keys_and_descriptions() -> None:
     markdown = hotkeys_text(BINDINGS, markdown=True).splitlines()
     assert markdown[:2] == ["| id | keys | description |", "| --- | --- | --- |"]
     assert markdown[2] == "| `abort` | esc | Interrupt the agent |"
+
+
+def test_a_remapped_key_that_lands_on_a_default_key_is_a_clash(tmp_path: Path) -> None:
+    from picode.tui.app import PicodeApp
+    from picode.tui.keymap import bindings_by_id
+
+    path = write(tmp_path, 'interrupt = "escape,ctrl+g"\n')
+    result = load_keymap(path, bindings_by_id(PicodeApp.BINDINGS))
+    assert result.keymap == {"interrupt": "escape,ctrl+g"}
+    assert result.problems == [
+        f"Keymap {path}: 'ctrl+g' is given to several bindings (interrupt, external_editor);"
+        " only one will react"
+    ]
+    moved = write(tmp_path, 'interrupt = "escape,ctrl+g"\nexternal_editor = "f4"\n')
+    assert load_keymap(moved, bindings_by_id(PicodeApp.BINDINGS)).problems == []

@@ -109,6 +109,7 @@ class SessionRecorder:
             return Restored(), text
         self.file = self.store.fork(self.file, entry.parent_id)
         self._entry_ids.clear()
+        self._display = []  # the new file holds the branch; what was recorded here is not on it
         return self._restore(self.file), text
 
     # --- writing -------------------------------------------------------------------------

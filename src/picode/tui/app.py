@@ -2,38 +2,56 @@
 
 It holds no agent logic: typing becomes ``prompt`` / ``steer`` / ``follow_up`` calls, keys
 become session commands, and session events become widget updates (``EventRouter``).
+Commands, completion, ``!cmd``, approvals and history paging live in ``controllers/``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widgets import OptionList, TextArea
 
+from picode.tui.controllers.approvals import ApprovalController
+from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
-from picode.tui.themes import DEFAULT_THEME, default_tokens, load_themes
+from picode.tui.controllers.shell import ShellRunner, parse_shell
+from picode.tui.themes import default_tokens, initial_theme, load_themes
 from picode.tui.widgets.editor import PromptEditor
-from picode.tui.widgets.footer import FooterInfo, InfoFooter, display_path, git_branch
+from picode.tui.widgets.footer import (
+    FooterInfo,
+    InfoFooter,
+    display_path,
+    footer_info,
+    git_branch,
+)
 from picode.tui.widgets.notice import NoticeLevel, NoticeView, WelcomeView
 from picode.tui.widgets.queue import QueueView
 from picode.tui.widgets.status import StatusLine
 from picode.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from picode.ai.types import Message
     from picode.session.agent_session import AgentSession
+    from picode.tui.completion.popup import CompletionPopup
     from picode.tui.config import TuiConfig
+    from picode.tui.controllers.commands import CommandController
+    from picode.tui.controllers.completion import CompletionController
     from picode.tui.controllers.router import EventRouter
 
 log = logging.getLogger(__name__)
 
 DOUBLE_PRESS_S = 1.0
 CLOSE_TIMEOUT_S = 10.0
-PLACEHOLDER = "Ask picode…  (enter to send, shift+enter or ctrl+j for a new line)"
+PLACEHOLDER = "Ask picode…  (enter to send, / commands, @ files, !cmd shell, ctrl+g editor)"
+
+
+def _binding(key: str, action: str, description: str) -> Binding:
+    return Binding(key, action, description, id=action, priority=True, show=False)
 
 
 class PicodeApp(App[int]):
@@ -41,20 +59,27 @@ class PicodeApp(App[int]):
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = "#editor"
 
+    #: Each binding's id is its action's name: the id keymap.toml remaps.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "interrupt", "Interrupt", id="interrupt", priority=True, show=False),
-        Binding("ctrl+c", "clear_or_quit", "Clear / quit", id="clear_or_quit", priority=True),
-        Binding("ctrl+d", "quit_if_empty", "Quit", id="quit_if_empty", priority=True),
-        Binding(
-            "shift+tab", "cycle_thinking", "Thinking level", id="cycle_thinking", priority=True
-        ),
-        Binding("ctrl+p", "cycle_model", "Next model", id="cycle_model", priority=True),
-        Binding(
-            "ctrl+t", "toggle_thinking", "Thinking blocks", id="toggle_thinking", priority=True
-        ),
-        Binding("ctrl+o", "expand_tools", "Expand tool output", id="expand_tools", priority=True),
-        Binding("alt+up", "dequeue", "Edit queued messages", id="dequeue", priority=True),
+        _binding("escape", "interrupt", "Close a list or prompt, else stop picode"),
+        _binding("ctrl+c", "clear_or_quit", "Copy the selection, else clear; twice: quit"),
+        _binding("ctrl+d", "quit_if_empty", "Quit (editor empty)"),
+        _binding("shift+tab", "cycle_thinking", "Next thinking level"),
+        _binding("ctrl+p", "cycle_model", "Next model with an API key"),
+        _binding("ctrl+l", "model_picker", "Choose the model"),
+        _binding("ctrl+t", "toggle_thinking", "Fold / unfold thinking blocks"),
+        _binding("ctrl+o", "expand_tools", "Expand / fold tool output"),
+        _binding("alt+up", "dequeue", "Edit queued messages"),
+        _binding("pageup", "scroll_up", "Scroll the conversation up (loads earlier messages)"),
+        _binding("pagedown", "scroll_down", "Scroll the conversation down"),
+        _binding("ctrl+g", "external_editor", "Edit the message in $VISUAL / $EDITOR"),
+        _binding("ctrl+z", "suspend", "Suspend picode (editor empty)"),
+        _binding("ctrl+shift+c", "copy_selection", "Copy the selection"),
     ]
+    #: Actions of the bindings above: switched off while a picker or approval is shown.
+    OWN_ACTIONS: ClassVar[frozenset[str]] = frozenset(
+        b.action for b in BINDINGS if isinstance(b, Binding)
+    )
 
     def __init__(self, config: TuiConfig) -> None:
         super().__init__()
@@ -75,14 +100,44 @@ class PicodeApp(App[int]):
             restore_to_editor=self.editor.insert_before,
             on_abort=self._mark_interrupted,
         )
+        #: Set up right after the first frame (``_start_completion``): not needed before.
+        self.completion: CompletionController | None = None
+        self.completion_popup: CompletionPopup | None = None
+        self.shell = ShellRunner(
+            transcript=self.transcript,
+            session=lambda: self.session,
+            cwd=config.cwd,
+            report=self.report,
+        )
+        self.approvals = ApprovalController(
+            parent=lambda: self.screen_stack[0],
+            before=lambda: self.editor,
+            clock=config.clock,
+            on_abort=self.interrupts.abort_run,
+        )
+        self.history = HistoryPager(self.transcript, lambda: self.router, lambda: self.session)
+        # Checked last to first: an approval prompt, then the completion list, then `!cmd`.
+        self.interrupts.add_popup(self.shell.is_running, self.shell.stop)
+        self.interrupts.add_popup(
+            lambda: self.completion is not None and self.completion.is_open(),
+            lambda: self.completion is not None and self.completion.close(),
+        )
+        self.interrupts.add_popup(lambda: self.approvals.active, self.approvals.stop)
+        #: Passed to the clipboard tools (tests point PATH at fakes); None = os.environ.
+        self.clipboard_env: Mapping[str, str] | None = None
+        self.keymap_applied: dict[str, str] = {}
         self._waiting_prompts: list[tuple[str, bool]] = []
         self._last_ctrl_c: float | None = None
         self._shutting_down = False
         self._unsubscribe: list[Callable[[], None]] = []
-        self._theme_problems = self._register_themes()
-        self._theme_fallback: str | None = None
+        found = load_themes(config.config_dir)
+        for loaded in found.themes.values():
+            self.register_theme(loaded)
+        self._theme_names, self._theme_problems = sorted(found.themes), found.problems
         # Chosen before the stylesheet is first parsed: switching later re-parses all CSS.
-        self.theme = self._initial_theme()
+        self.theme, self._theme_fallback = initial_theme(
+            config.theme, self.available_themes, self._theme_problems
+        )
 
     # --- layout and start-up ---------------------------------------------------------
 
@@ -97,39 +152,55 @@ class PicodeApp(App[int]):
         return default_tokens(self.current_theme.dark)
 
     def on_mount(self) -> None:
+        self.app_resume_signal.subscribe(self, self._repaint_after_resume)
         self._report_theme_problems()
         self._apply_keymap()
-        self.transcript.add(WelcomeView(self.config.version, self.config.model.id, self._cwd_label))
+        self.transcript.add(self._welcome())
         for warning in self.config.warnings:
             self.report(warning, "warning")
         if self.config.initial_prompt:
             self._waiting_prompts.append((self.config.initial_prompt, False))
         self.call_after_refresh(self._after_first_frame)
 
+    def _welcome(self) -> WelcomeView:
+        model = self.session.model.id if self.session is not None else self.config.model.id
+        return WelcomeView(self.config.version, model, self._cwd_label)
+
     def _after_first_frame(self) -> None:
         if self.config.exit_after_first_frame:
             self.exit(0)
             return
+        self._start_completion()
         if self.config.warm_provider:
-            self.run_worker(self._warm_provider(), name="warm-provider", exit_on_error=False)
+            from picode.tui.controllers.warmup import warm_provider
+
+            work = warm_provider(self.config.model.api)
+            self.run_worker(work, name="warm-provider", exit_on_error=False)
         self.run_worker(self._open_session(), name="open-session", exit_on_error=False)
 
-    async def _warm_provider(self) -> None:
-        from picode.ai.builder import import_provider
-        from picode.ai.stream import provider_module
+    @cached_property
+    def commands(self) -> CommandController:
+        from picode.tui.controllers.commands import CommandController
 
-        module = provider_module(self.config.model.api)
-        if module is not None:
-            try:
-                await import_provider(module)
-            except Exception:  # the first request reports it properly
-                log.debug("warming %s failed", module, exc_info=True)
+        return CommandController(self)
+
+    def _start_completion(self) -> None:
+        from picode.tui.controllers.completion import CompletionController
+
+        self.completion = CompletionController.start(self, self.editor, self.config.cwd)
+        self.completion_popup = self.completion.popup
 
     async def _open_session(self) -> None:
         from picode.tui.controllers.router import EventRouter
 
+        config = self.config
         try:
-            session = await self.config.open_session()
+            if config.pick_session:
+                session = await self.commands.sessions.open_picked(
+                    config.open_session, getattr(config, "sessions_dir", None)
+                )
+            else:
+                session = await config.open_session()
         except Exception as exc:
             log.debug("session failed to open", exc_info=True)
             self.report(f"Could not start the session: {exc}", "error")
@@ -139,45 +210,42 @@ class PicodeApp(App[int]):
             status=self.status,
             queue=self.queue,
             host=self,
-            history=self._history,
+            on_switched=self._session_switched,
+            display_count=lambda: session.display_count,
         )
         self.session = session
         self._unsubscribe.append(session.subscribe(router.handle))
-        router.show_history(session.display_tail(self.config.max_entries))
+        self.commands.sync_extensions(session)
+        self.approvals.attach(session)
+        self.history.show_tail()
         self.refresh_footer()
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text, follow_up in waiting:
             self._submit(text, follow_up)
 
+    def _session_switched(self, reason: str) -> None:
+        if reason == "new":
+            self.transcript.add(self._welcome())
+        self.history.show_tail()
+
     def report(self, text: str, level: NoticeLevel = "info") -> None:
         """A line in the transcript for something the person should read."""
         self.transcript.add(NoticeView(text, level))
+
+    def restore_text(self, text: str) -> None:
+        """Give typed text back to the editor (a command that could not run)."""
+        if text.strip():
+            self.editor.insert_before([text])
+            self.editor.focus()
 
     def _mark_interrupted(self) -> None:
         if self.router is not None:
             self.router.mark_interrupted()
 
-    def _history(self) -> list[Message]:
-        return self.session.display_tail(self.config.max_entries) if self.session else []
-
     # --- themes and keys -----------------------------------------------------------------
 
-    def _register_themes(self) -> list[str]:
-        found = load_themes(self.config.config_dir)
-        for theme in found.themes.values():
-            self.register_theme(theme)
-        return found.problems
-
-    def _initial_theme(self) -> str:
-        wanted = self.config.theme or DEFAULT_THEME
-        if wanted in self.available_themes:
-            return wanted
-        if not any(wanted in problem for problem in self._theme_problems):
-            names = ", ".join(sorted(n for n in self.available_themes if "-" not in n))
-            self._theme_fallback = (
-                f"Unknown theme '{wanted}' (available: {names}); using '{DEFAULT_THEME}'."
-            )
-        return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+    def theme_names(self) -> list[str]:
+        return list(self._theme_names)
 
     def _report_theme_problems(self) -> None:
         for problem in self._theme_problems:
@@ -189,41 +257,22 @@ class PicodeApp(App[int]):
         path = self.config.keymap_file
         if path is None or not path.exists():
             return
-        from picode.tui.keymap import apply_keymap_file  # only when there is a file to read
+        from picode.tui.keymap import apply_keymap  # only when there is a file to read
 
-        for problem in apply_keymap_file(self, path, self.BINDINGS):
+        result = apply_keymap(self, path, self.BINDINGS)
+        self.keymap_applied.update(result.keymap)
+        for problem in result.problems:
             self.notify(problem, title="Keymap", severity="warning", timeout=10)
+
+    def hotkey_lines(self) -> list[str]:
+        from picode.tui.keymap import hotkey_lines
+
+        return hotkey_lines(self.BINDINGS, self.keymap_applied, self.config.keymap_file)
 
     # --- session → footer ------------------------------------------------------------------
 
     def _footer_info(self) -> FooterInfo:
-        session = self.session
-        if session is None:
-            model = self.config.model
-            return FooterInfo(
-                cwd=self._cwd_label,
-                branch=self._branch,
-                context_window=model.context_window,
-                model=model.id,
-                thinking=self.config.thinking,
-                reasoning=model.reasoning,
-            )
-        usage = session.usage
-        model = session.model
-        return FooterInfo(
-            cwd=self._cwd_label,
-            branch=self._branch,
-            session_name=session.session_name,
-            input_tokens=usage.input,
-            output_tokens=usage.output,
-            cache_read=usage.cache_read,
-            cost=usage.cost,
-            context_tokens=session.context_tokens,
-            context_window=session.context_window,
-            model=model.id,
-            thinking=session.thinking,
-            reasoning=model.reasoning,
-        )
+        return footer_info(self._cwd_label, self._branch, self.session, self.config)
 
     def queued_messages(self) -> tuple[list[str], list[str]]:
         session = self.session
@@ -240,8 +289,41 @@ class PicodeApp(App[int]):
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
         self._submit(message.text, message.follow_up)
 
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is self.editor and self.completion is not None:
+            self.completion.update()
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        if event.text_area is self.editor and self.completion is not None:
+            self.completion.update()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if self.completion is not None and event.option_list is self.completion_popup:
+            self.completion.accept(run=False)  # a click on the list
+            self.editor.focus()
+
+    def _close_completion(self) -> None:
+        if self.completion is not None:
+            self.completion.close()
+
     def _submit(self, text: str, follow_up: bool) -> None:
+        self._close_completion()
+        self.transcript.scroll_end(animate=False)  # back to the newest, anchored again
+        if self.commands.try_run(text):
+            return
         session = self.session
+        shell = parse_shell(text)
+        if shell is not None:
+            command, add_to_context = shell
+            if not command:
+                self.report("Type a command after ! (e.g. !git status).", "warning")
+                self.restore_text(text)
+            elif session is None:
+                self.report("The session is still starting; run it again in a moment.", "warning")
+                self.restore_text(text)
+            else:
+                self.run_worker(self.shell.run(command, add_to_context), exit_on_error=False)
+            return
         if session is None:
             self._waiting_prompts.append((text, follow_up))
             self.status.set_notice("Starting the session… your message will be sent")
@@ -275,21 +357,33 @@ class PicodeApp(App[int]):
     # --- actions ---------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.OWN_ACTIONS:
+            # A picker or the approval prompt owns the keyboard (Esc reaches the prompt
+            # through the interrupt chain).
+            if len(self.screen_stack) > 1:
+                return False
+            if self.approvals.active and action != "interrupt":
+                return False
         match action:
             case "interrupt":
                 return self.interrupts.can_handle()
-            case "quit_if_empty":
+            case "quit_if_empty" | "suspend":
                 return self.editor.is_empty
             case "dequeue":
                 return bool(self.queue.steering or self.queue.follow_ups)
-            case "cycle_model" | "cycle_thinking":
-                return self.session is not None or action == "cycle_thinking"
+            case "cycle_model" | "model_picker":
+                return self.session is not None
+            case "copy_selection":
+                return bool(self._selected_text())
         return True
 
     def action_interrupt(self) -> None:
         self.interrupts.handle()
 
     def action_clear_or_quit(self) -> None:
+        if self._selected_text():
+            self.action_copy_selection()
+            return
         now = self._clock()
         if self._last_ctrl_c is not None and now - self._last_ctrl_c <= DOUBLE_PRESS_S:
             self._last_ctrl_c = None
@@ -303,6 +397,23 @@ class PicodeApp(App[int]):
     def _forget_ctrl_c(self) -> None:
         if self.status.notice is not None and self.status.notice[0].startswith("Press ctrl+c"):
             self.status.set_notice(None)
+
+    def _selected_text(self) -> str:
+        if self.editor.selected_text:
+            return self.editor.selected_text
+        return self.screen.get_selected_text() or ""
+
+    def action_copy_selection(self) -> None:
+        text = self._selected_text()
+        if text:
+            self.run_worker(self._copy_selection(text), exit_on_error=False)
+
+    async def _copy_selection(self, text: str) -> None:
+        from picode.tui.clipboard import copy_text
+
+        notice = await copy_text(self, text, env=self.clipboard_env)
+        self.screen.clear_selection()
+        self.notify(notice, severity="warning" if notice.startswith("Could") else "information")
 
     def action_quit_if_empty(self) -> None:
         self.run_worker(self.shutdown(), exit_on_error=False)
@@ -322,22 +433,51 @@ class PicodeApp(App[int]):
         if session.cycle_model(1).ref == before:
             self.notify("No other model has an API key configured.", timeout=4)
 
+    def action_model_picker(self) -> None:
+        self._close_completion()
+        self.commands.try_run("/model")
+
     def action_toggle_thinking(self) -> None:
         self.transcript.set_thinking_collapsed(not self.transcript.thinking_collapsed)
 
     def action_expand_tools(self) -> None:
         self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
 
+    def action_scroll_up(self) -> None:
+        self.transcript.scroll_page_up(animate=False)
+
+    def action_scroll_down(self) -> None:
+        self.transcript.scroll_page_down(animate=False)
+
     def action_dequeue(self) -> None:
         if self.session is not None:
             self.editor.insert_before(self.session.clear_queues())
             self.editor.focus()
+
+    def action_external_editor(self) -> None:
+        # Through the editor's queue: keys typed just before Ctrl+G are still waiting there.
+        self.editor.call_later(self._edit_externally)
+
+    def _edit_externally(self) -> None:
+        from picode.tui.controllers.external_editor import edit_message
+
+        self._close_completion()
+        edit_message(self.editor, None if self.is_headless else self.suspend, self.report)
+
+    def action_suspend(self) -> None:
+        self.action_suspend_process()
+
+    def _repaint_after_resume(self, _app: object) -> None:
+        # The shell drew over the screen while picode was stopped: draw all of it again.
+        self.screen.refresh(layout=True)
 
     async def shutdown(self) -> None:
         """Quit: abort what runs, let the session save, then leave."""
         if self._shutting_down:
             return
         self._shutting_down = True
+        self.approvals.close()
+        self.shell.stop()
         session = self.session
         if session is not None:
             if session.is_running:

@@ -199,6 +199,12 @@ class ApprovalPrompt(Widget, can_focus=True):
         """Deny without asking (the turn was aborted elsewhere, the app is closing)."""
         self.answer("no", reason)
 
+    def stop(self) -> None:
+        """Esc, wherever it was pressed: deny, and mark the turn to be stopped (armed or not:
+        an Esc typed early was meant to interrupt anyway)."""
+        if self.decision is None:
+            self._abort()
+
     def on_key(self, event: events.Key) -> None:
         if self.decision is not None:
             return
@@ -248,13 +254,20 @@ async def ask_approval(
     before: Widget | None = None,
     clock: Callable[[], float] = time.monotonic,
     arm_delay: float = ARM_DELAY_S,
+    on_prompt: Callable[[ApprovalPrompt], None] | None = None,
 ) -> ApprovalDecision:
     """Mount a prompt in ``parent`` (before ``before`` if given), focus it, wait for the
-    answer, then remove it and give focus back to whatever had it."""
+    answer, then remove it and give focus back to whatever had it.
+
+    ``on_prompt`` sees the prompt once it is mounted (to answer it from elsewhere, e.g. Esc
+    handled by the app; ``prompt.aborted`` tells afterwards whether Esc was pressed).
+    """
     prompt = ApprovalPrompt(request, clock=clock, arm_delay=arm_delay)
     previous_focus = parent.app.focused
     await parent.mount(prompt, before=before)
     prompt.focus()
+    if on_prompt is not None:
+        on_prompt(prompt)
     try:
         return await prompt.ask()
     finally:

@@ -6,6 +6,7 @@ reaches the local clipboard.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -122,6 +123,24 @@ def copy_to_clipboard(
     except Exception:  # a closed terminal must not lose the tool attempt
         osc52 = False
     outcome = copy_with_tools(text, platform=platform, env=env)
+    return describe(outcome, osc52=osc52, platform=platform)
+
+
+async def copy_text(
+    app: ClipboardHost,
+    text: str,
+    *,
+    platform: str = sys.platform,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """``copy_to_clipboard`` for the event loop: the clipboard tool runs in a thread (it may
+    take up to ``TOOL_TIMEOUT_S``), OSC 52 is written from the loop as Textual requires."""
+    osc52 = True
+    try:
+        app.copy_to_clipboard(text)
+    except Exception:
+        osc52 = False
+    outcome = await asyncio.to_thread(copy_with_tools, text, platform=platform, env=env)
     return describe(outcome, osc52=osc52, platform=platform)
 
 

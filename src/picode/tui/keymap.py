@@ -1,4 +1,4 @@
-"""``<config_dir>/keymap.toml``: remap bindings by id, e.g. ``abort = "escape,ctrl+g"``.
+"""``<config_dir>/keymap.toml``: remap bindings by id, e.g. ``model_picker = "ctrl+l,f2"``.
 
 Every entry is checked before anything is applied: an unknown id or a key Textual would
 never produce is reported with the file and the id, and the rest of the file still
@@ -87,7 +87,13 @@ def load_keymap(path: Path, known: Mapping[str, Binding] | Iterable[str]) -> Key
             continue
         keys = [k.strip() for k in value.split(",")]
         result.keymap[binding_id] = ",".join(keys)
-    result.problems += [f"Keymap {path}: {clash}" for clash in _clashes(result.keymap)]
+    effective = dict(result.keymap)
+    if isinstance(known, Mapping):
+        # A remapped key may also land on a binding left at its default.
+        for binding_id, binding in known.items():
+            effective.setdefault(binding_id, binding.key)
+    clashes = _clashes(effective, involving=set(result.keymap))
+    result.problems += [f"Keymap {path}: {clash}" for clash in clashes]
     return result
 
 
@@ -108,15 +114,16 @@ def _entry_problem(binding_id: str, value: object, known_ids: list[str]) -> str 
     return None
 
 
-def _clashes(keymap: Mapping[str, str]) -> list[str]:
+def _clashes(keymap: Mapping[str, str], involving: set[str]) -> list[str]:
+    """Keys held by several bindings, at least one of them remapped by the file."""
     owners: dict[str, list[str]] = {}
     for binding_id, keys in keymap.items():
         for key in keys.split(","):
-            owners.setdefault(key, []).append(binding_id)
+            owners.setdefault(key.strip(), []).append(binding_id)
     return [
         f"'{key}' is given to several bindings ({', '.join(ids)}); only one will react"
         for key, ids in owners.items()
-        if len(ids) > 1
+        if len(ids) > 1 and involving.intersection(ids)
     ]
 
 
@@ -140,6 +147,14 @@ def apply_keymap_file(app: KeymapHost, path: Path, bindings: Iterable[BindingTyp
     if result.keymap:
         app.update_keymap(result.keymap)
     return result.problems
+
+
+def apply_keymap(app: KeymapHost, path: Path, bindings: Iterable[BindingType]) -> KeymapResult:
+    """``apply_keymap_file`` that also says what was applied (``/hotkeys`` shows it)."""
+    result = load_keymap(path, bindings_by_id(bindings))
+    if result.keymap:
+        app.update_keymap(result.keymap)
+    return result
 
 
 def hotkeys_text(
@@ -169,3 +184,28 @@ def hotkeys_text(
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+#: Keys the editor handles itself (not remappable): shown by ``/hotkeys`` after the bindings.
+EDITOR_KEYS: tuple[tuple[str, str], ...] = (
+    ("enter", "send (while picode works: steer it)"),
+    ("alt+enter", "queue a follow-up for when picode is done"),
+    ("shift+enter, ctrl+j", "new line"),
+    ("up / down", "earlier / later messages (on the first / last line)"),
+    ("/", "commands (tab or enter accepts, esc closes the list)"),
+    ("@", "complete a file path"),
+    ("!cmd", "run a shell command and add its output to the context (!!cmd: show only)"),
+    ("ctrl+z", "undo, while the editor has text (suspends picode when it is empty)"),
+)
+
+
+def hotkey_lines(
+    bindings: Iterable[BindingType], keymap: Mapping[str, str] | None, keymap_file: Path | None
+) -> list[str]:
+    """What ``/hotkeys`` shows: the remappable bindings, then the editor's own keys."""
+    lines = hotkeys_text(bindings, keymap).splitlines()
+    width = max(len(key) for key, _ in EDITOR_KEYS)
+    lines += ["", "editor", *(f"{key.ljust(width)}  {meaning}" for key, meaning in EDITOR_KEYS)]
+    if keymap_file is not None:
+        lines += ["", f'Remap by id in {keymap_file} (e.g. model_picker = "ctrl+l,f2").']
+    return lines

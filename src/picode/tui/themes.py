@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,21 @@ class ThemeSet:
 
 def default_tokens(dark: bool) -> dict[str, str]:
     return dict(DARK_TOKENS if dark else LIGHT_TOKENS)
+
+
+def initial_theme(
+    wanted: str | None, available: Collection[str], problems: Sequence[str]
+) -> tuple[str, str | None]:
+    """The theme to start with, and a warning when the wanted one is unknown (a theme that
+    failed to load has been reported already)."""
+    wanted = wanted or DEFAULT_THEME
+    if wanted in available:
+        return wanted, None
+    warning = None
+    if not any(wanted in problem for problem in problems):
+        names = ", ".join(sorted(n for n in available if "-" not in n))
+        warning = f"Unknown theme '{wanted}' (available: {names}); using '{DEFAULT_THEME}'."
+    return (DEFAULT_THEME if DEFAULT_THEME in available else "textual-dark"), warning
 
 
 def builtin_theme_dir() -> Path | None:

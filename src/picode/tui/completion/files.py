@@ -107,6 +107,12 @@ class FileIndex:
         return self._snapshot is not None
 
     @property
+    def path_count(self) -> int:
+        """Files and folders indexed (0 before the first build)."""
+        snapshot = self._snapshot
+        return len(snapshot.paths) if snapshot is not None else 0
+
+    @property
     def truncated(self) -> bool:
         """More than ``max_files`` files: the rest are not indexed."""
         snapshot = self._snapshot

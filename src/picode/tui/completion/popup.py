@@ -12,6 +12,8 @@ from textual.widgets.option_list import Option
 from picode.tui.completion.commands import SlashCommand
 
 MAX_ITEMS = 50
+#: Labels are padded to a common width (up to this) so descriptions line up.
+LABEL_WIDTH = 24
 
 
 @dataclass(slots=True, frozen=True)
@@ -73,7 +75,8 @@ class CompletionPopup(OptionList, can_focus=False):
         if not self.items:
             self.hide()
             return
-        self.set_options(Option(_prompt(item)) for item in self.items)
+        width = min(max(len(item.label) for item in self.items), LABEL_WIDTH)
+        self.set_options(Option(_prompt(item, width)) for item in self.items)
         self.highlighted = 0
         self.add_class("-open")
 
@@ -96,7 +99,7 @@ class CompletionPopup(OptionList, can_focus=False):
         return self.items[index]
 
 
-def _prompt(item: CompletionItem) -> Content:
+def _prompt(item: CompletionItem, width: int = 0) -> Content:
     if not item.detail:
         return Content(item.label)
-    return Content.assemble(item.label, "  ", (item.detail, "$text-muted"))
+    return Content.assemble(item.label.ljust(width), "  ", (item.detail, "$text-muted"))

@@ -55,6 +55,10 @@ class InterruptController:
         for is_open, close in reversed(self._popups):
             if is_open() and close():
                 return True
+        return self.abort_run()
+
+    def abort_run(self) -> bool:
+        """Stop the run, its tools and any pending retry; False when nothing was running."""
         session = self._session()
         if session is None or not (session.is_running or session.retry_pending):
             return False

@@ -59,12 +59,10 @@ from picode.tui.widgets.notice import NoticeLevel, NoticeView
 from picode.tui.widgets.tool_call import ToolCallView
 
 if TYPE_CHECKING:
-    from textual.widget import Widget
-
     from picode.session.events import AnySessionEvent
     from picode.tui.widgets.queue import QueueView
     from picode.tui.widgets.status import StatusLine
-    from picode.tui.widgets.transcript import Transcript
+    from picode.tui.widgets.transcript import IndexedEntry, Transcript
 
 INTERRUPTED_TEXT = "Interrupted"
 
@@ -86,12 +84,18 @@ class EventRouter:
         queue: QueueView,
         host: ViewHost,
         history: Callable[[], Sequence[Message]] | None = None,
+        on_switched: Callable[[str], None] | None = None,
+        display_count: Callable[[], int] | None = None,
     ) -> None:
         self.transcript = transcript
         self.status = status
         self.queue = queue
         self.host = host
         self.history = history
+        #: Renders the new session after a switch (instead of ``history``).
+        self.on_switched = on_switched
+        #: How many messages the session's display list holds: a new entry's index.
+        self.display_count = display_count
         self.current: AssistantMessageView | None = None
         self.tools: dict[str, ToolCallView] = {}
         self.user_messages = 0
@@ -114,13 +118,13 @@ class EventRouter:
                 self.host.refresh_footer()
             case MessageStart(message=UserMessage() as message):
                 self.user_messages += 1
-                self.transcript.add(UserMessageView(message.text))
+                self.transcript.add(UserMessageView(message.text), self._next_index())
                 if self.queue.display:
                     # A queued message was just delivered; the session does not announce it.
                     self.queue.show(*self.host.queued_messages())
             case MessageStart(message=AssistantMessage()):
                 self.current = self._new_assistant_view()
-                self.transcript.add(self.current)
+                self.transcript.add(self.current, self._next_index())
             case MessageUpdate(event=TextStartEvent(content_index=index)):
                 self._assistant().text_start(index)
             case MessageUpdate(event=TextDeltaEvent(content_index=index, delta=delta)):
@@ -189,11 +193,13 @@ class EventRouter:
                 )
             case EditGuardAbort(path=path, reason=reason):
                 self.notice(f"Edit of {path} stopped early: {reason}", "warning")
-            case SessionSwitched():
+            case SessionSwitched(reason=reason):
                 self.transcript.clear()
                 self.current = None
                 self.tools.clear()
-                if self.history is not None:
+                if self.on_switched is not None:
+                    self.on_switched(reason)
+                elif self.history is not None:
                     self.show_history(self.history())
                 self.host.refresh_footer()
             case ModelChanged() | ThinkingLevelChanged() | SessionNameChanged():
@@ -215,19 +221,30 @@ class EventRouter:
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.transcript.add(NoticeView(text, level))
 
-    def show_history(self, messages: Sequence[Message], hidden_before: int = 0) -> None:
+    def _next_index(self) -> int | None:
+        return self.display_count() if self.display_count is not None else None
+
+    def show_history(
+        self, messages: Sequence[Message], hidden_before: int = 0, start: int | None = None
+    ) -> None:
         """Render finished messages (a resumed session) without the streaming machinery.
 
         Only the newest entries the transcript keeps are built; older ones are counted.
+        ``start``: the display index of ``messages[0]`` (default: ``hidden_before``).
         """
-        messages, skipped = _newest_entries(messages, self.transcript.max_entries)
-        hidden_before += skipped
-        widgets: list[Widget] = []
+        first = hidden_before if start is None else start
+        kept, _ = _newest_entries(messages, self.transcript.max_entries)
+        start_of_kept = first + len(messages) - len(kept)
+        self.transcript.add_all(self.build_entries(kept, start_of_kept), start_of_kept)
+
+    def build_entries(self, messages: Sequence[Message], start: int) -> list[IndexedEntry]:
+        """Widgets for finished messages, each with its display index (``start`` first)."""
+        entries: list[IndexedEntry] = []
         calls: dict[str, ToolCallView] = {}
-        for message in messages:
+        for offset, message in enumerate(messages):
             match message:
                 case UserMessage():
-                    widgets.append(UserMessageView(message.text))
+                    entries.append((UserMessageView(message.text), start + offset))
                 case AssistantMessage():
                     view = completed_assistant_view(
                         message,
@@ -235,14 +252,14 @@ class EventRouter:
                         tools_expanded=self.transcript.tools_expanded,
                     )
                     calls.update((v.call_id, v) for v in view.tool_views())
-                    widgets.append(view)
+                    entries.append((view, start + offset))
                 case ToolResultMessage(tool_call_id=call_id):
                     if (call_view := calls.get(call_id)) is not None:
                         call_view.set_result(
                             ToolResult(message.content, message.details, message.is_error),
                             message.is_error,
                         )
-        self.transcript.add_all(widgets, hidden_before)
+        return entries
 
     def _new_assistant_view(self) -> AssistantMessageView:
         return AssistantMessageView(

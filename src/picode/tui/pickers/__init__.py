@@ -13,6 +13,7 @@ from picode.tui.pickers.session_picker import (
     relative_time,
 )
 from picode.tui.pickers.theme_picker import ThemePicker
+from picode.tui.pickers.thinking_picker import ThinkingPicker
 
 __all__ = [
     "ForkPicker",
@@ -22,6 +23,7 @@ __all__ = [
     "SessionLister",
     "SessionPicker",
     "ThemePicker",
+    "ThinkingPicker",
     "format_price",
     "format_size",
     "format_tokens",

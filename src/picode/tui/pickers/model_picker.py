@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from textual.content import Content
 
@@ -36,8 +36,12 @@ def _trim(number: str) -> str:
     return number.rstrip("0").rstrip(".") if "." in number else number
 
 
+NO_KEY_MARK = "no key"
+
+
 class ModelPicker(PickerScreen[Model, Model]):
-    """Dismisses with the chosen ``Model``, or None."""
+    """Dismisses with the chosen ``Model``, or None. Models whose ref is in ``missing_key``
+    are listed (they can still be chosen) but marked: their provider has no API key."""
 
     title_text = "Select a model"
     hint_text = "↑↓ move · enter select · esc cancel · type to filter · price: $ per Mtok in/out"
@@ -45,11 +49,17 @@ class ModelPicker(PickerScreen[Model, Model]):
     empty_text = "No model matches"
 
     def __init__(
-        self, models: Sequence[Model], current: Model | None, *, max_rows: int = DEFAULT_MAX_ROWS
+        self,
+        models: Sequence[Model],
+        current: Model | None,
+        *,
+        missing_key: Collection[str] = (),
+        max_rows: int = DEFAULT_MAX_ROWS,
     ) -> None:
         super().__init__(max_rows=max_rows)
         self.models = list(models)
         self.current = current
+        self.missing_key = frozenset(missing_key)
         refs = [m.ref for m in self.models] or [""]
         names = [m.name for m in self.models] or [""]
         self._ref_width = min(max(map(len, refs)), _REF_WIDTH)
@@ -57,6 +67,7 @@ class ModelPicker(PickerScreen[Model, Model]):
         self._context_width = max(
             (len(format_tokens(m.context_window)) for m in self.models), default=4
         )
+        self._price_width = max((len(format_price(m)) for m in self.models), default=1)
 
     def filter_items(self, query: str) -> Sequence[Model]:
         return rank(query, self.models, key=lambda m: f"{m.provider}/{m.id} {m.name}")
@@ -72,17 +83,22 @@ class ModelPicker(PickerScreen[Model, Model]):
 
     def render_item(self, item: Model, highlighted: bool) -> Content:
         is_current = self.current is not None and item.ref == self.current.ref
+        no_key = item.ref in self.missing_key
         mark = (f"{CURRENT_MARK} ", "$success") if is_current else "  "
-        return Content.assemble(
+        ref_style = "bold" if is_current else "$text-muted" if no_key else ""
+        row = Content.assemble(
             mark,
-            (_fit(item.ref, self._ref_width), "bold" if is_current else ""),
+            (_fit(item.ref, self._ref_width), ref_style),
             "  ",
             (_fit(item.name, self._name_width), "$text-muted"),
             "  ",
             format_tokens(item.context_window).rjust(self._context_width),
             "  ",
-            (format_price(item), "$text-muted"),
+            (format_price(item).ljust(self._price_width), "$text-muted"),
         )
+        if no_key:
+            row = row + Content.styled(f"  {NO_KEY_MARK}", "$warning")
+        return row
 
     def result_for(self, item: Model) -> Model:
         return item

@@ -9,6 +9,8 @@ sent: re-wrapping a megabyte on every keystroke would freeze the editor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
@@ -57,13 +59,21 @@ class PromptEditor(TextArea):
         )
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
+        self._recalled = ""
         self._draft = ""
         #: Placeholder → pasted text, for large pastes (kept so history recall works too).
         self.pastes: dict[str, str] = {}
+        #: Sees every key first; True means it was handled (an open completion list).
+        self.key_filter: Callable[[str], bool] | None = None
 
     @property
     def is_empty(self) -> bool:
         return not self.text
+
+    @property
+    def is_recalling(self) -> bool:
+        """Showing a history entry, untouched since it was recalled."""
+        return self._history_index is not None and self.text == self._recalled
 
     def add_history(self, text: str) -> None:
         if text.strip() and (not self.prompt_history or self.prompt_history[-1] != text):
@@ -101,7 +111,9 @@ class PromptEditor(TextArea):
         # Handlers run down the MRO unless the default is prevented: TextArea's own
         # ``_on_key`` runs after this one for every key not handled here.
         key = event.key
-        if key in ("enter", "alt+enter"):
+        if self.key_filter is not None and self.key_filter(key):
+            self._consume(event)
+        elif key in ("enter", "alt+enter"):
             self._consume(event)
             self._submit(follow_up=key == "alt+enter")
         elif key in NEWLINE_KEYS:
@@ -132,6 +144,10 @@ class PromptEditor(TextArea):
         event.stop()
         event.prevent_default()
 
+    def submit(self, follow_up: bool = False) -> None:
+        """Send what is typed, as Enter would."""
+        self._submit(follow_up)
+
     def _submit(self, follow_up: bool) -> None:
         text = self.text
         if not text.strip():
@@ -158,7 +174,8 @@ class PromptEditor(TextArea):
         if index < 0:
             return True  # already at the oldest entry: stay put
         self._history_index = index
-        self.set_text(self.prompt_history[index])
+        self._recalled = self.prompt_history[index]
+        self.set_text(self._recalled)
         return True
 
 

@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual.content import Content
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from picode.session.agent_session import AgentSession
+    from picode.tui.config import TuiConfig
 
 
 @dataclass(slots=True, frozen=True)
@@ -25,6 +30,38 @@ class FooterInfo:
     model: str = ""
     thinking: str = "off"
     reasoning: bool = False
+
+
+def footer_info(
+    cwd: str, branch: str | None, session: AgentSession | None, config: TuiConfig
+) -> FooterInfo:
+    """What the footer shows: the configured model until the session is open."""
+    if session is None:
+        model = config.model
+        return FooterInfo(
+            cwd=cwd,
+            branch=branch,
+            context_window=model.context_window,
+            model=model.id,
+            thinking=config.thinking,
+            reasoning=model.reasoning,
+        )
+    usage = session.usage
+    model = session.model
+    return FooterInfo(
+        cwd=cwd,
+        branch=branch,
+        session_name=session.session_name,
+        input_tokens=usage.input,
+        output_tokens=usage.output,
+        cache_read=usage.cache_read,
+        cost=usage.cost,
+        context_tokens=session.context_tokens,
+        context_window=session.context_window,
+        model=model.id,
+        thinking=session.thinking,
+        reasoning=model.reasoning,
+    )
 
 
 def format_tokens(count: int) -> str:

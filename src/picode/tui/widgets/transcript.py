@@ -1,14 +1,24 @@
-"""The scrolling conversation: bottom-anchored, with old entries unmounted to stay smooth."""
+"""The scrolling conversation: bottom-anchored, with old entries unmounted to stay smooth.
+
+Entries built from session messages carry the message's index in the session's display
+list, so the transcript always knows how many earlier messages are not on screen. With a
+``loader`` set, a row at the top offers them ("scroll up to load") and asks for the
+previous page as soon as it becomes visible.
+"""
 
 from __future__ import annotations
 
+import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -17,6 +27,44 @@ if TYPE_CHECKING:
 
 
 DEFAULT_MAX_ENTRIES = 150
+#: While a loaded page is laid out, the view is held still every tick; the load ends once
+#: the page has stopped moving for a few ticks (or after the timeout, whatever happens).
+SETTLE_TICK_S = 0.02
+SETTLE_STILL_TICKS = 3
+SETTLE_TIMEOUT_S = 2.0
+
+#: An entry and the display index of the message it shows (None: a notice, the welcome line).
+IndexedEntry = tuple[Widget, int | None]
+
+
+@dataclass(slots=True)
+class _Settling:
+    first: Widget | None
+    """The oldest message before the load (None: nothing to hold still)."""
+    offset: float
+    """Its position on screen then (virtual y minus scroll)."""
+    start_y: int
+    started: float
+    last_y: int | None = None
+    still: int = 0
+
+
+class EarlierRow(Static):
+    """The first row: how many earlier messages are not shown (click to load them)."""
+
+    DEFAULT_CSS = """
+    EarlierRow {
+        color: $muted;
+        text-style: italic;
+        margin: 0 0 1 0;
+    }
+    """
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        parent = self.parent
+        if isinstance(parent, Transcript):
+            parent.request_older()
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -30,54 +78,139 @@ class Transcript(VerticalScroll, can_focus=False):
         scrollbar-size-vertical: 1;
         background: $background;
     }
-    Transcript > #hidden-count {
-        color: $muted;
-        text-style: italic;
-        margin: 0 0 1 0;
-    }
     """
 
     def __init__(self, *, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
         super().__init__(id="transcript")
         self.max_entries = max(2, max_entries)
         self.entries: deque[Widget] = deque()
-        self.hidden = 0
+        #: Earlier messages (or, without message indices, entries) that are not mounted.
+        self.older = 0
         self.thinking_collapsed = False
         self.tools_expanded = False
-        self._hidden_label = Static("", id="hidden-count")
-        self._hidden_label.display = False
+        #: Called (once at a time) to mount the page before the oldest entry.
+        self.loader: Callable[[], None] | None = None
+        self.loading_page = False
+        self._indices: dict[Widget, int] = {}
+        self._settling: _Settling | None = None
+        self._settle_timer: Timer | None = None
+        self._clock = time.monotonic
+        self._earlier = EarlierRow("", id="hidden-count")
+        self._earlier.display = False
+
+    @property
+    def hidden(self) -> int:
+        """Kept for readers of the older name: the earlier messages not mounted."""
+        return self.older
 
     def compose(self) -> ComposeResult:
-        yield self._hidden_label
+        yield self._earlier
 
     def on_mount(self) -> None:
         self.anchor()
 
-    def add(self, widget: Widget) -> Widget:
+    # --- adding ------------------------------------------------------------------------
+
+    def add(self, widget: Widget, index: int | None = None) -> Widget:
         self.entries.append(widget)
+        if index is not None:
+            self._indices[widget] = index
         self.mount(widget)
         self._prune()
         return widget
 
-    def add_all(self, widgets: Iterable[Widget], hidden_before: int = 0) -> None:
-        """Entries from history, oldest first; ``hidden_before`` were not even built."""
-        batch = list(widgets)
-        self.hidden += hidden_before
+    def add_all(self, widgets: Iterable[Widget | IndexedEntry], hidden_before: int = 0) -> None:
+        """Entries from history, oldest first; ``hidden_before`` messages come before them."""
+        batch = [_pair(item) for item in widgets]
+        self.older += hidden_before
         if len(batch) > self.max_entries:
-            self.hidden += len(batch) - self.max_entries
+            dropped = batch[: len(batch) - self.max_entries]
             batch = batch[-self.max_entries :]
+            first = batch[0][1]
+            self.older = first if first is not None else self.older + len(dropped)
         if batch:
-            self.entries.extend(batch)
-            self.mount_all(batch)
+            for widget, index in batch:
+                self.entries.append(widget)
+                if index is not None:
+                    self._indices[widget] = index
+            self.mount_all([widget for widget, _ in batch])
         self._prune()
-        self._show_hidden_count()
+        self._show_older()
+
+    def prepend(self, entries: Sequence[IndexedEntry], older: int) -> None:
+        """Mount ``entries`` (oldest first) above the current ones, keeping the view still;
+        ``older`` messages remain before them. Ends the load ``request_older`` started."""
+        self.older = max(0, older)
+        if not entries:
+            self.loading_page = False
+            self._show_older()
+            return
+        # A person reading scrolled-up text must not see it jump: the message that was
+        # the oldest stays where it was on screen. At the bottom, the anchor does the work.
+        keep_view = self._anchor_released or not self.is_anchored
+        first = next((w for w in self.entries if w in self._indices), None)
+        # Above the oldest message; the welcome line and notices before it stay on top.
+        at = self.entries.index(first) if first is not None else 0
+        widgets = [widget for widget, _ in entries]
+        for offset, (widget, index) in enumerate(entries):
+            self.entries.insert(at + offset, widget)
+            if index is not None:
+                self._indices[widget] = index
+        if first is not None:
+            self.mount_all(widgets, before=first)
+        else:
+            self.mount_all(widgets, after=self._earlier)
+        self._show_older()
+        start_y = first.virtual_region.y if first is not None else 0
+        self._settling = _Settling(
+            first if keep_view else None, start_y - self.scroll_y, start_y, self._clock()
+        )
+        # The page is laid out over several frames (Markdown sizes itself late); until it
+        # has settled the load is not over, or the next one would measure the view wrongly.
+        if self._settle_timer is None:
+            self._settle_timer = self.set_interval(SETTLE_TICK_S, self._settle)
+        else:
+            self._settle_timer.resume()
+
+    def _settle(self) -> None:
+        settling = self._settling
+        if settling is None:
+            self._stop_settling()
+            return
+        first = settling.first
+        y = first.virtual_region.y if first is not None and first.is_attached else None
+        if y is not None and y - settling.offset != self.scroll_y:
+            self.scroll_to(y=y - settling.offset, animate=False, immediate=True)
+        if y is not None and y != settling.last_y:
+            settling.last_y, settling.still = y, 0
+        else:
+            settling.still += 1
+        moved = y is None or y != settling.start_y
+        timed_out = self._clock() - settling.started > SETTLE_TIMEOUT_S
+        if (moved and settling.still >= SETTLE_STILL_TICKS) or timed_out:
+            self._stop_settling()
+            self.loading_page = False
+            self.call_after_refresh(self._maybe_load)
+
+    def _stop_settling(self) -> None:
+        self._settling = None
+        if self._settle_timer is not None:
+            self._settle_timer.pause()
 
     def clear(self) -> None:
         for widget in self.entries:
             widget.remove()
         self.entries.clear()
-        self.hidden = 0
-        self._show_hidden_count()
+        self._indices.clear()
+        self.older = 0
+        self.loading_page = False
+        self._stop_settling()
+        self._show_older()
+
+    def index_of(self, widget: Widget) -> int | None:
+        return self._indices.get(widget)
+
+    # --- display toggles -----------------------------------------------------------------
 
     def set_thinking_collapsed(self, collapsed: bool) -> None:
         self.thinking_collapsed = collapsed
@@ -95,18 +228,74 @@ class Transcript(VerticalScroll, can_focus=False):
 
         return (w for w in self.entries if isinstance(w, AssistantMessageView))
 
-    def _prune(self) -> None:
-        pruned = False
-        while len(self.entries) > self.max_entries:
-            self.entries.popleft().remove()
-            self.hidden += 1
-            pruned = True
-        if pruned:
-            self._show_hidden_count()
+    # --- pruning and the "earlier" row -------------------------------------------------
 
-    def _show_hidden_count(self) -> None:
-        label = self._hidden_label
-        label.display = self.hidden > 0
-        if self.hidden:
-            noun = "message" if self.hidden == 1 else "messages"
-            label.update(Content(f"{self.hidden:,} earlier {noun} hidden"))
+    def _prune(self) -> None:
+        pruned: list[Widget] = []
+        while len(self.entries) > self.max_entries:
+            pruned.append(self.entries.popleft())
+        if not pruned:
+            return
+        last_pruned = None
+        for widget in pruned:
+            index = self._indices.pop(widget, None)
+            if index is not None:
+                last_pruned = index
+            widget.remove()
+        first = self._first_index()
+        if first is not None:
+            self.older = first
+        elif last_pruned is not None:
+            self.older = last_pruned + 1
+        else:
+            self.older += len(pruned)
+        self._show_older()
+
+    def _first_index(self) -> int | None:
+        for widget in self.entries:
+            index = self._indices.get(widget)
+            if index is not None:
+                return index
+        return None
+
+    def _show_older(self) -> None:
+        row = self._earlier
+        row.display = self.older > 0
+        if self.older:
+            noun = "message" if self.older == 1 else "messages"
+            if self.loader is not None:
+                text = f"↑ {self.older:,} earlier {noun} — scroll up to load"
+            else:
+                text = f"{self.older:,} earlier {noun} hidden"
+            row.update(Content(text))
+            if self.loader is not None and self.is_mounted and not self.loading_page:
+                self.call_after_refresh(self._maybe_load)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value:
+            self._maybe_load()
+
+    def on_resize(self) -> None:
+        self._maybe_load()
+
+    def earlier_row_visible(self) -> bool:
+        row = self._earlier
+        return row.display and self.scroll_y <= row.outer_size.height
+
+    def _maybe_load(self) -> None:
+        if self.older > 0 and not self.loading_page and self.earlier_row_visible():
+            self.request_older()
+
+    def request_older(self) -> None:
+        """Load the page before the oldest entry (no-op while one is loading)."""
+        if self.loader is None or self.loading_page or self.older <= 0:
+            return
+        self.loading_page = True
+        # Not from inside a scroll or layout callback: widgets mounted there are laid out
+        # only at the next unrelated refresh.
+        self.app.call_later(self.loader)
+
+
+def _pair(item: Widget | IndexedEntry) -> IndexedEntry:
+    return item if isinstance(item, tuple) else (item, None)

@@ -1,0 +1,281 @@
+"""Slash commands: parse what was sent, run the built-in or extension command, report.
+
+Every command runs in a worker (pickers wait for the person there). A command that
+cannot run (bad argument, no session yet, unknown name) says why and gives the typed text
+back to the editor: nothing typed is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from picode.tui.completion.commands import (
+    CommandRegistry,
+    ParsedCommand,
+    SlashCommand,
+    UnknownCommandError,
+)
+from picode.tui.controllers.command_error import CommandError
+from picode.tui.controllers.session_commands import SessionCommands
+from picode.tui.widgets.info import InfoView
+
+if TYPE_CHECKING:
+    from picode.ai.models import Model
+    from picode.session.agent_session import AgentSession
+    from picode.tui.app import PicodeApp
+
+log = logging.getLogger(__name__)
+
+#: Commands that work before the session has opened.
+NO_SESSION_NEEDED = frozenset({"hotkeys", "quit", "theme"})
+
+Handler = Callable[[str], Awaitable[None]]
+
+
+class CommandController:
+    def __init__(self, app: PicodeApp) -> None:
+        self.app = app
+        self.registry = CommandRegistry()
+        self.sessions = SessionCommands(app)
+        handlers: dict[str, Handler] = {
+            "model": self.model,
+            "thinking": self.thinking,
+            "theme": self.theme,
+            "new": self.sessions.new,
+            "resume": self.sessions.resume,
+            "fork": self.sessions.fork,
+            "compact": self.sessions.compact,
+            "session": self.sessions.info,
+            "name": self.sessions.name,
+            "copy": self.copy,
+            "export": self.export,
+            "hotkeys": self.hotkeys,
+            "quit": self.quit,
+        }
+        for name, handler in handlers.items():
+            self.registry.set_handler(name, handler)
+        self._extension_names: list[str] = []
+        #: Every extension command name at the last sync, taken or refused.
+        self._synced: set[str] = set()
+
+    # --- extension commands --------------------------------------------------------------
+
+    def sync_extensions(self, session: AgentSession) -> None:
+        """List the session's extension commands (completion shows their descriptions)."""
+        for name in self._extension_names:
+            self.registry.remove(name)
+        self._extension_names = []
+        self._synced = set(session.extensions.commands)
+        for command in session.extensions.commands.values():
+            try:
+                self.registry.add_extension_command(command.name, command.description)
+            except ValueError as exc:
+                self.app.report(f"Extension '{command.extension}': {exc}", "warning")
+                continue
+            self._extension_names.append(command.name)
+
+    def current(self) -> CommandRegistry:
+        """The registry, with commands an extension registered since the last look."""
+        session = self.app.session
+        if session is not None and set(session.extensions.commands) != self._synced:
+            self.sync_extensions(session)
+        return self.registry
+
+    # --- dispatch ------------------------------------------------------------------------
+
+    def try_run(self, text: str) -> bool:
+        """Run ``text`` if it is a slash command; True when it was one (run or reported)."""
+        try:
+            parsed = self.current().parse(text)
+        except UnknownCommandError as exc:
+            self.app.report(str(exc), "warning")
+            self.app.restore_text(text)
+            return True
+        if parsed is None:
+            return False
+        self.app.run_worker(
+            self.run(parsed, text), group="command", exit_on_error=False, name=parsed.command.name
+        )
+        return True
+
+    async def run(self, parsed: ParsedCommand, text: str) -> None:
+        command = parsed.command
+        session = self.app.session
+        if session is None and command.name not in NO_SESSION_NEEDED:
+            self.app.report(
+                f"/{command.name}: the session is still starting; try again in a moment.",
+                "warning",
+            )
+            self.app.restore_text(text)
+            return
+        try:
+            await self._dispatch(command, parsed.argument, session)
+        except CommandError as exc:
+            self.app.report(str(exc), "warning")
+            self.app.restore_text(text)
+        except Exception as exc:
+            log.debug("/%s failed", command.name, exc_info=True)
+            self.app.report(f"/{command.name} failed: {exc or type(exc).__name__}", "error")
+
+    async def _dispatch(
+        self, command: SlashCommand, argument: str, session: AgentSession | None
+    ) -> None:
+        if command.source == "extension":
+            assert session is not None
+            if not await session.extensions.run_command(command.name, argument):
+                raise CommandError(f"/{command.name} is no longer available.")
+            return
+        assert command.handler is not None
+        await command.handler(argument)
+
+    def session_or_error(self) -> AgentSession:
+        session = self.app.session
+        if session is None:
+            raise CommandError("The session is still starting; try again in a moment.")
+        return session
+
+    # --- model and thinking --------------------------------------------------------------
+
+    async def model(self, argument: str) -> None:
+        session = self.session_or_error()
+        if not argument:
+            await self.pick_model()
+            return
+        from picode.ai.models import UnknownModelError
+
+        try:
+            resolved = session.registry.resolve(argument)
+        except UnknownModelError as exc:
+            raise CommandError(str(exc)) from None
+        self._use_model(session, resolved.model)
+        if resolved.thinking is not None:
+            await self.thinking(resolved.thinking)
+
+    async def pick_model(self) -> None:
+        """``/model`` and Ctrl+L: every known model, those without a key marked."""
+        from picode.tui.pickers import ModelPicker
+
+        session = self.session_or_error()
+        models = session.registry.models()
+        if all(m.ref != session.model.ref for m in models):
+            models.insert(0, session.model)
+        keyed = [m for m in models if session.credentials.has_key(m)]
+        missing = [m for m in models if not session.credentials.has_key(m)]
+        picker = ModelPicker(
+            [*keyed, *missing], session.model, missing_key={m.ref for m in missing}
+        )
+        chosen = await self.app.push_screen_wait(picker)
+        if chosen is not None:
+            self._use_model(session, chosen)
+
+    def _use_model(self, session: AgentSession, model: Model) -> None:
+        if model.ref == session.model.ref:
+            self.app.report(f"Already using {model.ref}.")
+            return
+        session.set_model(model)
+        self.app.report(f"Model: {model.ref}")
+        if not session.credentials.has_key(model):
+            info = session.registry.providers.get(model.provider)
+            names = " or ".join(info.api_key_env) if info is not None else "its API key"
+            self.app.report(
+                f"No API key for {model.provider}: set {names} before starting picode, or "
+                "pick another model (/model). Prompts will fail until then.",
+                "warning",
+            )
+        if not model.reasoning and session.thinking != "off":
+            self.app.report(f"{model.ref} does not think: thinking is off for it.", "info")
+
+    async def thinking(self, argument: str) -> None:
+        from picode.ai.models import THINKING_LEVELS
+
+        session = self.session_or_error()
+        model = session.model
+        level = argument.strip().lower()
+        if level and level not in THINKING_LEVELS:
+            raise CommandError(
+                f"Unknown thinking level '{argument}'. Choose one of: {', '.join(THINKING_LEVELS)}."
+            )
+        if not model.reasoning:
+            if level in ("", "off"):
+                self.app.report(f"{model.ref} does not think; its thinking level is off.")
+                if level == "off" and session.thinking != "off":
+                    session.set_thinking_level("off")
+                return
+            raise CommandError(f"{model.ref} does not think; its thinking level stays off.")
+        if not level:
+            from picode.tui.pickers import ThinkingPicker
+
+            chosen = await self.app.push_screen_wait(
+                ThinkingPicker(THINKING_LEVELS, session.thinking)
+            )
+            if chosen is None:
+                return
+            level = chosen
+        session.set_thinking_level(level)  # type: ignore[arg-type]  # checked above
+        self.app.report(f"Thinking level: {level}")
+
+    # --- look and keys -------------------------------------------------------------------
+
+    async def theme(self, argument: str) -> None:
+        names = self.app.theme_names()
+        if argument:
+            if argument not in self.app.available_themes:
+                raise CommandError(f"Unknown theme '{argument}'. Available: {', '.join(names)}.")
+            self.app.theme = argument
+            self._theme_chosen(argument)
+            return
+        from picode.tui.pickers import ThemePicker
+
+        picker = ThemePicker(names, self.app.theme, partial(setattr, self.app, "theme"))
+        chosen = await self.app.push_screen_wait(picker)
+        if chosen is not None:
+            self._theme_chosen(chosen)
+
+    def _theme_chosen(self, name: str) -> None:
+        self.app.report(
+            f'Theme: {name} (for this run; set theme = "{name}" in config.toml to keep it).'
+        )
+
+    async def hotkeys(self, argument: str) -> None:
+        self.app.transcript.add(InfoView("Keys", self.app.hotkey_lines()))
+
+    async def quit(self, argument: str) -> None:
+        await self.app.shutdown()
+
+    # --- copy and export -----------------------------------------------------------------
+
+    async def copy(self, argument: str) -> None:
+        from picode.ai.types import AssistantMessage
+        from picode.tui.clipboard import copy_text
+
+        session = self.session_or_error()
+        text = next(
+            (
+                m.text
+                for m in reversed(session.messages)
+                if isinstance(m, AssistantMessage) and m.text.strip()
+            ),
+            "",
+        )
+        if not text:
+            raise CommandError("Nothing to copy yet: no reply has text.")
+        notice = await copy_text(self.app, text, env=self.app.clipboard_env)
+        self.app.report(notice, "warning" if notice.startswith("Could not") else "info")
+
+    async def export(self, argument: str) -> None:
+        from picode.tui.export import ExportError, export_session
+
+        session = self.session_or_error()
+        target = Path(argument) if argument else None
+        try:
+            html_path, md_path = await asyncio.to_thread(export_session, session, target)
+        except ExportError as exc:
+            raise CommandError(str(exc)) from None
+        self.app.transcript.add(
+            InfoView("Exported", [("HTML", str(html_path)), ("Markdown", str(md_path))])
+        )

@@ -1,0 +1,125 @@
+"""``!cmd``: run a shell command with the bash tool, show it, and give it to the model.
+
+The output goes into the context as a user message ("I ran `cmd`: ..."): appended at once
+when picode is idle, queued as a follow-up while it works. ``!!cmd`` only shows the output.
+Esc stops a running command (it is one of the interrupt chain's "popups").
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from picode.agent.tool import AgentTool, ToolResult
+    from picode.ai.abort import AbortController
+    from picode.session.agent_session import AgentSession
+    from picode.tui.widgets.notice import NoticeLevel
+    from picode.tui.widgets.transcript import Transcript
+
+log = logging.getLogger(__name__)
+
+_ids = itertools.count(1)
+
+
+def parse_shell(text: str) -> tuple[str, bool] | None:
+    """``!cmd`` → (cmd, add to context); ``!!cmd`` → (cmd, False); None when not a command."""
+    if not text.startswith("!"):
+        return None
+    if text.startswith("!!"):
+        return text[2:].strip(), False
+    return text[1:].strip(), True
+
+
+def context_text(command: str, output: str) -> str:
+    """The user message that tells the model what was run and what it printed."""
+    fence = "```"
+    while fence in output:
+        fence += "`"
+    return f"I ran `{command}`:\n{fence}\n{output.rstrip()}\n{fence}"
+
+
+class ShellRunner:
+    def __init__(
+        self,
+        *,
+        transcript: Transcript,
+        session: Callable[[], AgentSession | None],
+        cwd: Path,
+        report: Callable[[str, NoticeLevel], None],
+    ) -> None:
+        self.transcript = transcript
+        self._session = session
+        self.cwd = cwd
+        self._report = report
+        self._running: set[AbortController] = set()
+
+    def is_running(self) -> bool:
+        return bool(self._running)
+
+    def stop(self) -> bool:
+        """Esc: stop every command still running."""
+        if not self._running:
+            return False
+        for controller in list(self._running):
+            controller.abort("user")
+        return True
+
+    async def run(self, command: str, add_to_context: bool) -> None:
+        from picode.agent.tool import ToolResult
+        from picode.ai.abort import AbortController
+        from picode.tui.widgets.tool_call import ToolCallView
+
+        call_id = f"user-shell-{next(_ids)}"
+        view = ToolCallView(call_id, "bash", {"command": command}, expanded=True)
+        view.add_class("-user-shell")
+        view.set_running()
+        self.transcript.add(view)
+        controller = AbortController()
+        self._running.add(controller)
+        tool = self._bash_tool()
+        try:
+            result = await tool.execute(
+                call_id, tool.validate({"command": command}), controller.signal, view.set_partial
+            )
+        except Exception as exc:  # ToolError and friends: what went wrong is the output
+            result = ToolResult.text(str(exc) or type(exc).__name__, is_error=True)
+        finally:
+            self._running.discard(controller)
+        view.set_result(result, result.is_error)
+        if controller.signal.aborted:
+            self._report("Command stopped; its output was not added to the context.", "interrupted")
+            return
+        if add_to_context:
+            self._add_to_context(command, result)
+
+    def _bash_tool(self) -> AgentTool:
+        session = self._session()
+        if session is not None:
+            for tool in session.agent.state.tools:
+                if tool.name == "bash":
+                    return tool
+        from picode.tools.bash import BashTool
+
+        return BashTool(self.cwd)
+
+    def _add_to_context(self, command: str, result: ToolResult) -> None:
+        session = self._session()
+        if session is None:
+            self._report("The session is not open yet; the output was not added.", "warning")
+            return
+        text = context_text(command, result.text_content)
+        if session.is_running:
+            session.follow_up(text)
+            return
+        from picode.ai.types import UserMessage
+
+        message = UserMessage(text)
+        session.agent.append_message(message)
+        try:
+            session.recorder.record_message(message)
+        except OSError as exc:
+            self._report(f"Could not save the session: {exc}", "error")

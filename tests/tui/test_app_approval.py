@@ -1,0 +1,125 @@
+"""Approval mode in the real app: the inline prompt above the editor, on a real session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
+from picode.ai.types import ToolResultMessage
+from picode.session.config import Settings
+from picode.tui.approval import ARM_DELAY_S, ApprovalPrompt
+
+from .conftest import SIZE, TuiHarness, has_notice, opened, run, send, wait_until
+
+ALL = Settings(approval="all")
+
+
+def _bash_turns(*commands: str) -> list[Any]:
+    turns: list[Any] = [tool_turn(FauxToolCall("bash", {"command": c})) for c in commands]
+    return [*turns, text_turn("Done.")]
+
+
+async def _prompt(pilot: Any) -> ApprovalPrompt:
+    app = pilot.app
+    await wait_until(pilot, lambda: app.approvals.prompt is not None, what="the approval prompt")
+    prompt = app.approvals.prompt
+    await wait_until(pilot, lambda: prompt.shown_at is not None, what="the prompt drawn")
+    return prompt
+
+
+def _results(app: Any) -> list[ToolResultMessage]:
+    return [m for m in app.session.messages if isinstance(m, ToolResultMessage)]
+
+
+def test_yes_runs_the_call_and_keys_typed_before_the_prompt_armed_are_ignored(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux(*_bash_turns("echo approved")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "run it")
+            prompt = await _prompt(pilot)
+            assert app.focused is prompt
+            assert prompt.region.bottom <= app.editor.region.y  # above the editor
+            await pilot.press("y")  # too early: meant for the editor, not an answer
+            assert prompt.decision is None and prompt.ignored_keys == 1
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert "approved" in _results(app)[0].text
+            assert app.focused is app.editor
+            assert not app.query(ApprovalPrompt)
+
+    run(scenario())
+
+
+def test_no_with_a_reason_denies_the_call(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("rm -rf build")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "clean up")
+            await _prompt(pilot)
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("n", *"keep it", "enter")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            result = _results(app)[0]
+            assert result.is_error
+            assert result.text == "The user denied this bash call: keep it"
+
+    run(scenario())
+
+
+def test_always_stops_asking_for_that_tool(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("echo one", "echo two")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "twice")
+            await _prompt(pilot)
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("a")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert [r.text.strip() for r in _results(app)] == ["one", "two"]
+
+    run(scenario())
+
+
+def test_esc_denies_and_stops_the_turn_and_app_keys_stay_quiet(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("make deploy")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "deploy")
+            prompt = await _prompt(pilot)
+            thinking = app.session.thinking
+            await pilot.press("shift+tab", "ctrl+t", "ctrl+c")
+            assert app.session.thinking == thinking
+            assert not app.transcript.thinking_collapsed
+            assert prompt.decision is None
+            await pilot.press("escape")  # armed or not, Esc answers
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert prompt.aborted
+            assert _results(app)[0].is_error
+            assert has_notice(app, "Interrupted")
+
+    run(scenario())
+
+
+def test_policy_never_asks_nothing(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("echo free")))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            assert app.session.approval.approver is None
+            await send(pilot, "go")
+            await wait_until(pilot, lambda: not app.session.is_running and _results(app))
+            assert "free" in _results(app)[0].text
+
+    run(scenario())
