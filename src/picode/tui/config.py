@@ -33,7 +33,7 @@ class TuiConfig:
     theme: str = DEFAULT_THEME
     #: Where user themes (``themes/*.json``) live.
     config_dir: Path | None = None
-    #: TOML mapping binding ids to keys, e.g. ``interrupt = "escape,ctrl+g"``.
+    #: TOML mapping binding ids to keys, e.g. ``model_picker = "ctrl+l,f2"``.
     keymap_file: Path | None = None
     version: str = __version__
     clock: Callable[[], float] = time.monotonic

@@ -103,7 +103,7 @@ def _entry_problem(binding_id: str, value: object, known_ids: list[str]) -> str 
         hint = f"did you mean '{near[0]}'? " if near else ""
         return f"not a binding id; {hint}known ids: {', '.join(sorted(known_ids))}"
     if not isinstance(value, str):
-        return 'must be a string of keys, e.g. "ctrl+g" or "escape,ctrl+g"'
+        return 'must be a string of keys, e.g. "ctrl+l" or "ctrl+l,f2"'
     keys = [k.strip() for k in value.split(",")]
     if not any(keys):
         return "names no key"
