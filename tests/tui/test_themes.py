@@ -151,3 +151,29 @@ def test_ansi_theme_uses_the_terminal_colours(tui: TuiHarness) -> None:
             assert app.theme_variables["tool-success"] == "ansi_green"
 
     run(scenario())
+
+
+def test_base_colour_with_opacity_is_applied_without_crashing(tmp_path: Path) -> None:
+    from textual.app import App
+
+    from picode.tui.themes import theme_from_dict
+
+    theme = theme_from_dict(
+        {"name": "faded", "colors": {"primary": "#3366ff", "boost": "#ffffff 4%"}},
+        tmp_path / "faded.json",
+    )
+    assert theme.boost is not None and theme.boost.lower().startswith("#ffffff")
+
+    class Host(App[None]):
+        pass
+
+    async def scenario() -> None:
+        app = Host()
+        async with app.run_test():
+            app.register_theme(theme)
+            app.theme = "faded"
+            assert app.theme == "faded"
+
+    import asyncio
+
+    asyncio.run(scenario())

@@ -221,6 +221,7 @@ def theme_from_dict(data: Any, path: Path) -> Theme:
     for section, values in (("colors", colors), ("tokens", tokens), ("variables", variables)):
         for key, value in values.items():
             _check_colour(value, f"{section}.{key}", path)
+    colors = {key: _base_colour(value) for key, value in colors.items()}
     merged = {**default_tokens(dark), **variables, **tokens}
     if ansi:
         # Textual's own stylesheet refers to these in terminal-colour themes.
@@ -233,6 +234,17 @@ def theme_from_dict(data: Any, path: Path) -> Theme:
         variables=merged,
         **colors,  # type: ignore[arg-type]
     )
+
+
+def _base_colour(value: str) -> str:
+    """Textual's Theme takes plain colours for its base slots: fold "#rrggbb NN%" into
+    "#rrggbbaa" (a theme using the percentage form crashed when it was applied)."""
+    colour, _, alpha = value.strip().rpartition(" ")
+    if not colour or not alpha.endswith("%"):
+        return value
+    from textual.color import Color
+
+    return Color.parse(colour).with_alpha(float(alpha[:-1]) / 100).hex
 
 
 def _section(data: dict[str, Any], key: str, path: Path) -> dict[str, str]:
