@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import json
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,8 +41,9 @@ if TYPE_CHECKING:
     from picode.session.store import SessionStore
 
 # The children import only what they measure: the parent's helpers load inside main().
+from _tui import bench_options, painted, sample_child, wait_for
+
 SIZE = (120, 40)
-TIMEOUT_S = 120.0
 
 
 # --- child: one measurement in a fresh interpreter ------------------------------------------
@@ -65,20 +65,6 @@ def _memory() -> dict[str, float]:
     return values
 
 
-async def _wait(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
-        await asyncio.sleep(0.005)
-
-
-async def _painted(app: Any) -> None:
-    done = asyncio.Event()
-    app.call_after_refresh(done.set)
-    await asyncio.wait_for(done.wait(), TIMEOUT_S)
-
-
 async def _bare() -> dict[str, Any]:
     from textual.app import App, ComposeResult
     from textual.widgets import Static
@@ -90,46 +76,28 @@ async def _bare() -> dict[str, Any]:
     started = time.perf_counter()
     app = Bare()
     async with app.run_test(size=SIZE):
-        await _painted(app)
+        await painted(app)
         elapsed = time.perf_counter() - started
         return {"seconds": elapsed, **_memory()}
-
-
-def _options(home: Path, cwd: Path, session: Path | None) -> Any:
-    from picode.ai.models import Model, builtin_registry
-    from picode.session.config import Settings
-    from picode.session.options import SessionOptions
-    from picode.session.paths import resolve_paths
-
-    model = Model(id="claude-bench", name="Bench", api="anthropic-messages", provider="anthropic")
-    return SessionOptions(
-        cwd=cwd,
-        paths=resolve_paths({"PICODE_HOME": str(home)}),
-        settings=Settings(),
-        registry=builtin_registry(),
-        model=model,
-        load_extensions=False,
-        session=session if session is not None else "new",
-    )
 
 
 async def _picode(home: Path, cwd: Path, session: Path | None) -> dict[str, Any]:
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
 
-    options = _options(home, cwd, session)
+    options = bench_options(home, cwd, session)
     config = TuiConfig.from_options(options)
     config.warm_provider = False  # no request is made; keep the SDK out of the figure
     config.branch = ""
     started = time.perf_counter()
     app = PicodeApp(config)
     async with app.run_test(size=SIZE):
-        await _wait(lambda: app.session is not None, "the session")
+        await wait_for(lambda: app.session is not None, "the session")
         entries = app.transcript.entries
         if session is not None:
-            await _wait(lambda: len(entries) > 1, "the history")
-        await _wait(lambda: entries[-1].is_mounted, "the last entry to mount")
-        await _painted(app)
+            await wait_for(lambda: len(entries) > 1, "the history")
+        await wait_for(lambda: entries[-1].is_mounted, "the last entry to mount")
+        await painted(app)
         elapsed = time.perf_counter() - started
         opened = app.session
         assert opened is not None
@@ -148,7 +116,7 @@ async def _picode(home: Path, cwd: Path, session: Path | None) -> dict[str, Any]
 async def _session_only(home: Path, cwd: Path, session: Path) -> dict[str, Any]:
     from picode.session.agent_session import AgentSession
 
-    options = _options(home, cwd, session)
+    options = bench_options(home, cwd, session)
     started = time.perf_counter()
     opened = await AgentSession.open(options)
     tail = opened.display_tail(150)  # what the TUI asks for
@@ -181,15 +149,6 @@ def generate(
     if size_mb:
         return write_session(store, cwd, source, size_mb << 20, compact_every).path
     return write_session(store, cwd, source, 1 << 40, compact_every, max_messages=messages).path
-
-
-def sample(kind: str, home: Path, cwd: Path, session: Path) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--child", kind, str(home), str(cwd), str(session)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{kind} sample failed:\n{done.stderr}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
 
 
 def main() -> None:
@@ -232,10 +191,10 @@ def main() -> None:
             read_times.append(time.perf_counter() - started)
         kinds = ("bare", "new", "session", "resumed")
         samples: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds}
-        sample("resumed", home, cwd, path)  # warm the page cache and byte-code
+        sample_child(__file__, "resumed", home, cwd, path)  # warm the page cache and byte-code
         for run in range(args.runs):
             for kind in kinds if run % 2 == 0 else kinds[::-1]:
-                samples[kind].append(sample(kind, home, cwd, path))
+                samples[kind].append(sample_child(__file__, kind, home, cwd, path))
 
     resumed = samples["resumed"][-1]
     print(machine())

@@ -28,58 +28,26 @@ import asyncio
 import json
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from _tui import bench_options, painted, sample_child, wait_for
+
 SIZE = (120, 40)
-TIMEOUT_S = 120.0
 KINDS = ("session", "bare", "resume", "resume-150", "page")
 
 
 # --- child: one measurement in a fresh interpreter ------------------------------------------
 
 
-async def _wait(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
-    while not condition():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
-        await asyncio.sleep(0.002)
-
-
-async def _painted(app: Any) -> None:
-    done = asyncio.Event()
-    app.call_after_refresh(done.set)
-    await asyncio.wait_for(done.wait(), TIMEOUT_S)
-
-
-def _options(home: Path, cwd: Path, session: Path) -> Any:
-    from picode.ai.models import Model, builtin_registry
-    from picode.session.config import Settings
-    from picode.session.options import SessionOptions
-    from picode.session.paths import resolve_paths
-
-    model = Model(id="claude-bench", name="Bench", api="anthropic-messages", provider="anthropic")
-    return SessionOptions(
-        cwd=cwd,
-        paths=resolve_paths({"PICODE_HOME": str(home)}),
-        settings=Settings(),
-        registry=builtin_registry(),
-        model=model,
-        load_extensions=False,
-        session=session,
-    )
-
-
 async def _session_only(home: Path, cwd: Path, session: Path) -> dict[str, Any]:
     from picode.session.agent_session import AgentSession
     from picode.tui.controllers.history import TAIL_SIZE
 
-    options = _options(home, cwd, session)
+    options = bench_options(home, cwd, session)
     started = time.perf_counter()
     opened = await AgentSession.open(options)
     opened.display_tail(TAIL_SIZE)
@@ -99,7 +67,7 @@ async def _bare() -> dict[str, Any]:
     started = time.perf_counter()
     app = Bare()
     async with app.run_test(size=SIZE):
-        await _painted(app)
+        await painted(app)
         return {"seconds": time.perf_counter() - started}
 
 
@@ -107,7 +75,7 @@ async def _resume(home: Path, cwd: Path, session: Path, kind: str) -> dict[str, 
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
 
-    config = TuiConfig.from_options(_options(home, cwd, session))
+    config = TuiConfig.from_options(bench_options(home, cwd, session))
     config.warm_provider = False  # no request is made; keep the SDK out of the figure
     config.branch = ""
     started = time.perf_counter()
@@ -115,11 +83,11 @@ async def _resume(home: Path, cwd: Path, session: Path, kind: str) -> dict[str, 
     if kind == "resume-150":
         app.history.tail_size = 150
     async with app.run_test(size=SIZE):
-        await _wait(lambda: app.session is not None, "the session")
+        await wait_for(lambda: app.session is not None, "the session")
         transcript = app.transcript
         entries = transcript.entries
-        await _wait(lambda: len(entries) > 1 and entries[-1].is_mounted, "the last message")
-        await _painted(app)
+        await wait_for(lambda: len(entries) > 1 and entries[-1].is_mounted, "the last message")
+        await painted(app)
         elapsed = time.perf_counter() - started
         result: dict[str, Any] = {
             "seconds": elapsed,
@@ -130,10 +98,10 @@ async def _resume(home: Path, cwd: Path, session: Path, kind: str) -> dict[str, 
             older = transcript.older
             started = time.perf_counter()
             transcript.scroll_home(animate=False)
-            await _wait(lambda: transcript.older < older, "the previous page")
+            await wait_for(lambda: transcript.older < older, "the previous page")
             first = entries[0]
-            await _wait(lambda: first.is_mounted, "the page to mount")
-            await _painted(app)
+            await wait_for(lambda: first.is_mounted, "the page to mount")
+            await painted(app)
             result = {"seconds": time.perf_counter() - started, "loaded": older - transcript.older}
         opened = app.session
         assert opened is not None
@@ -165,15 +133,6 @@ def generate(home: Path, cwd: Path, messages: int) -> Path:
     return write_session(store, cwd, source, 1 << 40, 0, max_messages=messages).path
 
 
-def sample(kind: str, home: Path, cwd: Path, session: Path) -> dict[str, Any]:
-    command = [sys.executable, __file__, "--child", kind, str(home), str(cwd), str(session)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{kind} sample failed:\n{done.stderr}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=10_000)
@@ -195,12 +154,12 @@ def main() -> None:
             f"(generated in {time.perf_counter() - started:.1f} s)"
         )
         for kind in KINDS:  # warm the OS file cache and .pyc files
-            sample(kind, home, cwd, session)
+            sample_child(__file__, kind, home, cwd, session)
         times: dict[str, list[float]] = {kind: [] for kind in KINDS}
         extra: dict[str, dict[str, Any]] = {}
         for _ in range(args.runs):
             for kind in KINDS:
-                result = sample(kind, home, cwd, session)
+                result = sample_child(__file__, kind, home, cwd, session)
                 times[kind].append(result.pop("seconds"))
                 extra[kind] = result
     floor = statistics.median(times["session"])

@@ -1,0 +1,57 @@
+"""Helpers shared by the TUI benches that measure one thing per fresh interpreter
+(``tui_memory.py``, ``tui_resume.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+TIMEOUT_S = 120.0
+
+
+async def wait_for(condition: Any, what: str, poll: float = 0.002) -> None:
+    deadline = time.monotonic() + TIMEOUT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out waiting for {what}")
+        await asyncio.sleep(poll)
+
+
+async def painted(app: Any) -> None:
+    """Returns once the app has drawn everything queued so far."""
+    done = asyncio.Event()
+    app.call_after_refresh(done.set)
+    await asyncio.wait_for(done.wait(), TIMEOUT_S)
+
+
+def bench_options(home: Path, cwd: Path, session: Path | None) -> Any:
+    """SessionOptions on an isolated PICODE_HOME with a model no request is made to."""
+    from picode.ai.models import Model, builtin_registry
+    from picode.session.config import Settings
+    from picode.session.options import SessionOptions
+    from picode.session.paths import resolve_paths
+
+    model = Model(id="claude-bench", name="Bench", api="anthropic-messages", provider="anthropic")
+    return SessionOptions(
+        cwd=cwd,
+        paths=resolve_paths({"PICODE_HOME": str(home)}),
+        settings=Settings(),
+        registry=builtin_registry(),
+        model=model,
+        load_extensions=False,
+        session=session if session is not None else "new",
+    )
+
+
+def sample_child(script: str, kind: str, home: Path, cwd: Path, session: Path | None) -> Any:
+    """Run ``script --child kind ...`` and return the JSON its last line prints."""
+    command = [sys.executable, script, "--child", kind, str(home), str(cwd), str(session)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{kind} sample failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
