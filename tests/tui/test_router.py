@@ -134,3 +134,49 @@ def test_session_switch_replaces_the_transcript_with_the_new_history() -> None:
         assert texts == ["from the other session"]
 
     _scenario(body, history)
+
+
+def test_esc_shows_the_marker_and_stops_the_spinner_before_the_run_ends() -> None:
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        aborted = _assistant("aborted")
+        router.handle(AgentStart())
+        router.handle(MessageStart(aborted))
+        assert router.status.working_since is not None
+        router.mark_interrupted()
+        # Nothing from the winding-down run has arrived yet.
+        assert router.status.working_since is None
+        last = router.transcript.entries[-1]
+        assert isinstance(last, NoticeView)
+        assert (last.level, last.text) == ("interrupted", "Interrupted")
+        router.handle(MessageEnd(aborted))
+        router.handle(AgentEnd([aborted]))
+        router.handle(AutoRetryEnd(False, 1, "Retry cancelled"))
+        await pilot.pause()
+        assert _notices(router) == [("interrupted", "Interrupted")]
+        # The next run starts clean and can be interrupted again.
+        router.handle(AgentStart())
+        router.mark_interrupted()
+        router.handle(AgentEnd([]))
+        await pilot.pause()
+        assert _notices(router) == [("interrupted", "Interrupted")] * 2
+
+    _scenario(body)
+
+
+def test_a_resumed_interrupted_turn_shows_the_marker_after_it() -> None:
+    history = [UserMessage("go"), _assistant("aborted"), UserMessage("again"), _assistant()]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.show_history(history)
+        await pilot.pause()
+        kinds = [type(entry).__name__ for entry in router.transcript.entries]
+        assert kinds == [
+            "UserMessageView",
+            "AssistantMessageView",
+            "NoticeView",
+            "UserMessageView",
+            "AssistantMessageView",
+        ]
+        assert _notices(router) == [("interrupted", "Interrupted")]
+
+    _scenario(body)

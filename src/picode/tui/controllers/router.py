@@ -102,8 +102,14 @@ class EventRouter:
         self._interrupted = False
 
     def mark_interrupted(self) -> None:
-        """The person pressed Esc: the run ends with an "Interrupted" marker."""
-        self._interrupted = True
+        """The person pressed Esc: the marker and the idle status show at once.
+
+        The run winds down a few milliseconds later; waiting for its ``AgentEnd`` would add
+        a frame or two to what the person sees, and nothing it sends changes the marker.
+        """
+        with self.transcript.app.batch_update():
+            self.status.stop_working()
+            self._show_interrupted()
 
     def handle(self, event: AnySessionEvent) -> None:
         match event:
@@ -111,11 +117,11 @@ class EventRouter:
                 self._interrupted = False
                 self.status.start_working()
             case AgentEnd():
-                self.status.stop_working()
-                self._show_interrupted()
-                self.current = None
-                self.tools.clear()
-                self.host.refresh_footer()
+                with self.transcript.app.batch_update():
+                    self.status.stop_working()
+                    self.current = None
+                    self.tools.clear()
+                    self.host.refresh_footer()
             case MessageStart(message=UserMessage() as message):
                 self.user_messages += 1
                 self.transcript.add(UserMessageView(message.text), self._next_index())
@@ -172,11 +178,10 @@ class EventRouter:
                 self.status.show_retry(attempt, most, delay, error)
             case AutoRetryEnd(success=success, final_error=final_error):
                 self.status.end_retry()
-                if not success and self._interrupted:
-                    self._show_interrupted()
-                elif not success and final_error:
+                if not success and final_error and not self._interrupted:
                     self.notice(f"Gave up retrying: {final_error}", "error")
             case CompactionStart():
+                self._interrupted = False
                 self.status.set_notice("Compacting context…")
             case CompactionEnd(aborted=aborted, error=error, tokens_before=tokens):
                 self.status.set_notice(None)
@@ -214,8 +219,9 @@ class EventRouter:
     # --- helpers ----------------------------------------------------------------------
 
     def _show_interrupted(self) -> None:
-        if self._interrupted:
-            self._interrupted = False
+        """One marker per interrupted run, however many ways the run reports the abort."""
+        if not self._interrupted:
+            self._interrupted = True
             self.notice(INTERRUPTED_TEXT, "interrupted")
 
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
@@ -253,6 +259,9 @@ class EventRouter:
                     )
                     calls.update((v.call_id, v) for v in view.tool_views())
                     entries.append((view, start + offset))
+                    if message.stop_reason == "aborted":
+                        # As it looked live: a resumed interrupted turn says so.
+                        entries.append((NoticeView(INTERRUPTED_TEXT, "interrupted"), None))
                 case ToolResultMessage(tool_call_id=call_id):
                     if (call_view := calls.get(call_id)) is not None:
                         call_view.set_result(
