@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,6 +153,7 @@ def test_file_appears_with_first_message(store: SessionStore, cwd: Path) -> None
 CHILD = """
 import sys
 from pathlib import Path
+from typing import Any
 from picode.ai.types import UserMessage
 from picode.session.store import SessionStore
 session = SessionStore(Path(sys.argv[1])).create(Path(sys.argv[2]))
@@ -656,3 +658,29 @@ def test_failed_write_is_a_clear_error_and_changes_nothing(
     assert texts(reopened.build_context().messages) == ["kept", "retried"]
     assert reopened.parent_of(retried) == first
     assert any("line 3" in w for w in reopened.warnings)  # the torn half line
+
+
+def test_messages_load_in_batches_in_order_skipping_bad_lines(
+    store: SessionStore, cwd: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_file_module, "LOAD_BATCH", 3)
+    session = store.create(cwd)
+    words = [f"message {n}" for n in range(11)]
+    for text in words:
+        session.append_message(user(text))
+    session.close()
+    lines = session.path.read_text(encoding="utf-8").split("\n")
+    lines[5] = lines[5].replace('"role":"user"', '"role":"user",,')  # "message 4"
+    session.path.write_text("\n".join(lines), encoding="utf-8")
+    batches: list[int] = []
+    parse = store_file_module.SessionFile._parse_entries
+
+    def counting(self: store_file_module.SessionFile, ids: list[str]) -> Any:
+        batches.append(len(ids))
+        return parse(self, ids)
+
+    monkeypatch.setattr(store_file_module.SessionFile, "_parse_entries", counting)
+    reopened = store.open(session.path)
+    assert texts(reopened.build_context().messages) == words[:4] + words[5:]
+    assert max(batches) <= 3 and sum(batches) >= 11
+    assert any("line 6" in w for w in reopened.warnings)

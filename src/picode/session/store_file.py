@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 SESSION_FILE_MODE = 0o600
 _OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
 TTSR_FIRED = "ttsr_fired"
+#: Message lines parsed at a time when a session is opened.
+LOAD_BATCH = 256
 
 
 class SessionWriteError(OSError):
@@ -421,8 +423,10 @@ class SessionFile:
         """Messages for these message entries, in order; unreadable ones are skipped."""
         cache = self._messages
         missing = [eid for eid in entry_ids if eid not in cache]
-        if missing:
-            for entry in self._parse_entries(missing):
+        # In batches: the raw lines and their JSON trees of a long session would otherwise
+        # all be alive at once, beside the messages made from them (the peak of a resume).
+        for start in range(0, len(missing), LOAD_BATCH):
+            for entry in self._parse_entries(missing[start : start + LOAD_BATCH]):
                 raw = entry.data.get("message")
                 try:
                     if not isinstance(raw, dict):
