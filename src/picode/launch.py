@@ -212,7 +212,9 @@ def quick_view(args: argparse.Namespace) -> QuickView:
 
 
 def _plain_toml(path: Path) -> dict[str, Any]:
-    import tomllib
+    if not path.is_file():
+        return {}
+    import tomllib  # a few milliseconds, worth saving before the first frame
 
     try:
         with path.open("rb") as handle:

@@ -6,9 +6,11 @@ import json
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from picode.ai.types import Cost, Usage
+if TYPE_CHECKING:
+    # Annotations only: the TUI's first frame needs the registry, not the message types.
+    from picode.ai.types import Cost, Usage
 
 ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
