@@ -8,6 +8,7 @@ from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ToolResultMessage
 from picode.session.config import Settings
 from picode.tui.approval import ARM_DELAY_S, ApprovalPrompt
+from picode.tui.widgets.tool_call import ToolCallView
 
 from .conftest import SIZE, TuiHarness, has_notice, opened, run, send, wait_until
 
@@ -43,12 +44,16 @@ def test_yes_runs_the_call_and_keys_typed_before_the_prompt_armed_are_ignored(
             prompt = await _prompt(pilot)
             assert app.focused is prompt
             assert prompt.region.bottom <= app.editor.region.y  # above the editor
+            (call,) = app.query(ToolCallView)
+            assert "waiting for approval" in call.header_text
+            assert "running" not in call.header_text
             await pilot.press("y")  # too early: meant for the editor, not an answer
             assert prompt.decision is None and prompt.ignored_keys == 1
             tui.clock.advance(ARM_DELAY_S)
             await pilot.press("y")
             await wait_until(pilot, lambda: not app.session.is_running)
             assert "approved" in _results(app)[0].text
+            assert "waiting" not in call.header_text and call.state == "success"
             assert app.focused is app.editor
             assert not app.query(ApprovalPrompt)
 

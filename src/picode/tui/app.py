@@ -114,6 +114,7 @@ class PicodeApp(App[int]):
             before=lambda: self.editor,
             clock=config.clock,
             on_abort=self.interrupts.abort_run,
+            on_waiting=self._tool_waiting,
         )
         self.history = HistoryPager(self.transcript, lambda: self.router, lambda: self.session)
         # Checked last to first: an approval prompt, then the completion list, then `!cmd`.
@@ -241,6 +242,10 @@ class PicodeApp(App[int]):
     def _mark_interrupted(self) -> None:
         if self.router is not None:
             self.router.mark_interrupted()
+
+    def _tool_waiting(self, call_id: str, waiting: bool) -> None:
+        if self.router is not None and (view := self.router.tools.get(call_id)) is not None:
+            view.set_awaiting(waiting)
 
     # --- themes and keys -----------------------------------------------------------------
 

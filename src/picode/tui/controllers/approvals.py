@@ -27,9 +27,12 @@ class ApprovalController:
         before: Callable[[], Widget | None],
         clock: Callable[[], float],
         on_abort: Callable[[], object],
+        on_waiting: Callable[[str, bool], object] = lambda call_id, waiting: None,
         arm_delay: float | None = None,
     ) -> None:
         self._parent = parent
+        #: Told when a call starts (True) and stops (False) waiting for an answer.
+        self._on_waiting = on_waiting
         self._before = before
         self._clock = clock
         self._on_abort = on_abort
@@ -70,6 +73,7 @@ class ApprovalController:
         async with self._turn:
             if self._closing:
                 return ApprovalDecision("no", "picode is closing.")
+            self._on_waiting(request.call_id, True)
             try:
                 decision = await ask_approval(
                     self._parent(),
@@ -82,6 +86,7 @@ class ApprovalController:
                 aborted = self.prompt is not None and self.prompt.aborted
             finally:
                 self.prompt = None
+                self._on_waiting(request.call_id, False)
         if aborted:
             self._on_abort()
         return decision

@@ -79,6 +79,12 @@ class ToolCallView(Widget):
             self.state = "running"
         self._refresh_header()
 
+    def set_awaiting(self, awaiting: bool) -> None:
+        """The call waits for the person's approval (True) or has it now (False)."""
+        if self.state in ("running", "awaiting"):
+            self.state = "awaiting" if awaiting else "running"
+            self._refresh_header()
+
     def set_partial(self, partial: ToolResult) -> None:
         self.partial = partial
         self._refresh_body()

@@ -12,7 +12,7 @@ from textual.content import Content
 
 from picode.agent.tool import ToolResult
 
-ToolState: TypeAlias = Literal["streaming", "running", "success", "error"]
+ToolState: TypeAlias = Literal["streaming", "awaiting", "running", "success", "error"]
 
 #: Which argument says what a call is about, per tool.
 KEY_ARGUMENTS: dict[str, str] = {
@@ -33,6 +33,7 @@ KEY_ARGUMENT_CHARS = 300
 
 _STATE_STYLE: dict[ToolState, str] = {
     "streaming": "$muted",
+    "awaiting": "$tool-pending",
     "running": "$tool-pending",
     "success": "$tool-success",
     "error": "$tool-error",
@@ -63,6 +64,8 @@ def header(name: str, args: dict[str, Any], state: ToolState) -> Content:
         parts += ["  ", (argument, "$text-secondary" if name == "bash" else "")]
     if state == "streaming":
         parts.append(("  …", "$muted"))
+    elif state == "awaiting":
+        parts.append(("  waiting for approval", "$tool-pending italic"))
     elif state == "running":
         parts.append(("  running…", "$muted italic"))
     return Content.assemble(*parts)
