@@ -217,3 +217,36 @@ def test_base_url_with_a_version_keeps_that_version(wire: WireServer) -> None:
 )
 def test_split_api_version(url: str | None, expected: tuple[str | None, str | None]) -> None:
     assert split_api_version(url) == expected
+
+
+def test_gemini_3_gets_the_documented_placeholder_for_unsigned_calls(wire: WireServer) -> None:
+    model = gemini(wire, id="gemini-3-pro-preview")
+    context = Context(
+        tools=[READ_TOOL],
+        messages=[
+            UserMessage("hi"),
+            past_reply(
+                model,
+                [ToolCall("toolu_1", "read", {"path": "a.py"})],
+                api="anthropic-messages",
+                provider="anthropic",
+                model="claude-x",
+            ),
+            ToolResultMessage("toolu_1", "read", [TextContent("A")]),
+            past_reply(model, [ToolCall("srv-2", "read", {"path": "b.py"}, SIG_C)]),
+            ToolResultMessage("srv-2", "read", [TextContent("B")]),
+        ],
+    )
+    wire.enqueue(GeminiStream().chunk(text("ok"), finish="STOP").response())
+
+    stream_once(model, context)
+
+    contents = camel(wire.requests[0].json["contents"])
+    assert contents[1]["parts"] == [
+        {
+            "functionCall": {"name": "read", "args": {"path": "a.py"}},
+            "thoughtSignature": "skip_thought_signature_validator",
+        }
+    ]
+    # A call Gemini signed keeps its own signature.
+    assert contents[3]["parts"][0]["thoughtSignature"] == SIG_C

@@ -55,6 +55,12 @@ SYNTHETIC_ID_PREFIX = "local_"
 #: idle timeout, far shorter than a long answer may take, so the deadline is set apart.
 SERVER_DEADLINE_S = 3600
 
+#: Gemini 3 rejects a replayed function call without a thought signature (a call another
+#: model made, or one from before a model switch); Google documents this value as the way
+#: to replay such calls. It is the wire text: the SDK sends bytes as URL-safe base64.
+SKIP_SIGNATURE = base64.urlsafe_b64decode("skip_thought_signature_validator")
+_GEMINI_MAJOR = re.compile(r"gemini-(\d+)")
+
 _VERSION_SUFFIX = re.compile(r"^(?P<root>.*?)/(?P<version>v\d+(?:alpha|beta)?\d*)/?$")
 
 
@@ -237,6 +243,7 @@ def _function_response(
 
 def _model_parts(message: AssistantMessage, model: Model, cited_ids: set[str]) -> list[types.Part]:
     native = same_model(message, model)
+    unsigned_calls = SKIP_SIGNATURE if _requires_call_signatures(model) else None
     parts: list[types.Part] = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
@@ -260,8 +267,15 @@ def _model_parts(message: AssistantMessage, model: Model, cited_ids: set[str]) -
                 cited_ids.add(block.id)
             signature = _decode_signature(block.thought_signature) if native else None
             call = types.FunctionCall(name=block.name, args=block.arguments, id=call_id)
-            parts.append(types.Part(function_call=call, thought_signature=signature))
+            parts.append(
+                types.Part(function_call=call, thought_signature=signature or unsigned_calls)
+            )
     return parts
+
+
+def _requires_call_signatures(model: Model) -> bool:
+    found = _GEMINI_MAJOR.search(model.id)
+    return found is not None and int(found.group(1)) >= 3
 
 
 def _decode_signature(signature: str | None) -> bytes | None:
