@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from picode.tui.controllers.router import EventRouter
     from picode.tui.widgets.transcript import Transcript
 
-TAIL_SIZE = 40
+TAIL_SIZE = 20
 PAGE_SIZE = 40
 
 
