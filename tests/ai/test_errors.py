@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import time
 from typing import Any
@@ -119,6 +120,12 @@ def test_plain_exceptions_are_described_readably() -> None:
     assert format_error_message(APITimeoutError("Request timed out.")) == "Request timed out"
     assert format_error_message(APITimeoutError("read")) == "Request timed out: read"
     assert format_error_message(TimeoutError()) == "Request timed out"
+    # An idle timeout in httpx wraps anyio's cancellation, whose text is noise.
+    scope = asyncio.CancelledError("Cancelled via cancel scope 7f12a9aa1120; reason: deadline")
+    timeout = APITimeoutError("Request timed out.")
+    timeout.__cause__ = TimeoutError()
+    timeout.__cause__.__context__ = scope
+    assert format_error_message(timeout) == "Request timed out"
     # SDKs already say "Connection error." themselves: say it once.
     text = format_error_message(APIConnectionError("Connection error."))
     assert text.lower().startswith("connection error")

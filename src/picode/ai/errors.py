@@ -266,7 +266,8 @@ def _with_cause(detail: str, exc: BaseException) -> str:
         if cause is None:
             return detail
         text = str(cause).strip()
-        if text and text.lower() not in detail.lower():
+        # anyio's "Cancelled via cancel scope <id>; reason: deadline exceeded" says nothing.
+        if text and "cancel scope" not in text and text.lower() not in detail.lower():
             return f"{detail.rstrip('.')}: {text}"
         cause = cause.__cause__ or cause.__context__
     return detail
