@@ -196,3 +196,13 @@ def test_preview_colours_added_and_removed_lines() -> None:
     assert bash.plain == "$ rm -rf build && make"
     long = ApprovalRequest("c", "write", {}, "write a.txt (50 lines)\n" + "+line\n" * 50)
     assert render_preview(long, max_lines=5).plain.splitlines()[-1] == "… 46 more lines"
+
+
+def test_preview_of_a_long_write_counts_every_hidden_line() -> None:
+    content = "".join(f"line {i}\n" for i in range(3200))
+    preview = preview_for("write", {"path": "big.txt", "content": content})
+    request = ApprovalRequest("c", "write", {}, preview)
+    shown = render_preview(request, max_lines=20).plain.splitlines()
+    # 19 of the file's 3200 lines are shown under the title: the other 3181 are not.
+    assert shown[-1] == "… 3181 more lines"
+    assert len(shown) == 21

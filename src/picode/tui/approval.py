@@ -8,6 +8,7 @@ were typed for the editor before the prompt appeared, not as an answer to it.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from typing import Literal
@@ -24,6 +25,7 @@ from picode.session.approval import ApprovalDecision, ApprovalRequest
 ARM_DELAY_S = 0.3
 PREVIEW_LINES = 20
 _LINE_CHARS = 400
+_MORE_LINES = re.compile(r"^… (\d+) more lines$")
 
 _KEYS: tuple[tuple[str, str], ...] = (
     ("y", "yes"),
@@ -36,6 +38,11 @@ _KEYS: tuple[tuple[str, str], ...] = (
 def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> Content:
     """The command, or the change with added and removed lines coloured."""
     lines = request.preview.splitlines() or [""]
+    already_hidden = 0
+    if request.tool_name != "bash" and (more := _MORE_LINES.match(lines[-1])):
+        # The session shortened a long write already: count its hidden lines too.
+        already_hidden = int(more.group(1))
+        lines.pop()
     if request.tool_name == "bash":
         body = [Content.assemble(("$ ", "$text-muted"), (_clip(lines[0]), "bold"))]
         body += [Content.styled(_clip(line), "bold") for line in lines[1:max_lines]]
@@ -43,7 +50,7 @@ def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> 
         body = [
             _preview_line(line, first=index == 0) for index, line in enumerate(lines[:max_lines])
         ]
-    hidden = len(lines) - min(len(lines), max_lines)
+    hidden = len(lines) - min(len(lines), max_lines) + already_hidden
     if hidden > 0:
         body.append(Content.styled(f"… {hidden} more lines", "$text-muted italic"))
     return Content("\n").join(body)
