@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from tests.cli.harness import PicodeEnv
 from tests.wire import gemini_protocol as gemini
 from tests.wire.anthropic_protocol import AnthropicStream, anthropic_error
 from tests.wire.chat_protocol import ChatStream, chat_error
@@ -177,3 +178,22 @@ class GeminiDriver(ApiDriver):
 
 
 DRIVERS: list[ApiDriver] = [AnthropicDriver(), ResponsesDriver(), ChatDriver(), GeminiDriver()]
+
+
+def use(api: ApiDriver, wire: WireServer, picode: PicodeEnv) -> ApiDriver:
+    """Point picode at the test server for ``api``."""
+    picode.env.update(api.environment(wire))
+    config = api.config(wire)
+    if config:
+        picode.add_config(config)
+    return api
+
+
+def large_write(api: ApiDriver, path: str = "out/big.txt") -> tuple[WireResponse, str]:
+    """A ``write`` call of over 200 kB (multi-byte text and emoji), its arguments streamed in
+    128-character pieces; and the content the file must end up with."""
+    content = "".join(f"line {i:06d} नमस्ते 🙂 {'x' * 40}\n" for i in range(3200))
+    assert len(content.encode()) > 200_000
+    text = json.dumps({"path": path, "content": content}, ensure_ascii=False)
+    pieces = [text[i : i + 128] for i in range(0, len(text), 128)]
+    return api.raw_tool_call("call_w", "write", pieces), content

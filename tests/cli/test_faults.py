@@ -3,23 +3,20 @@ clear message and the right exit code, and nothing already completed is lost."""
 
 from __future__ import annotations
 
-import json
-
-from tests.cli.apis import AnthropicDriver, ApiDriver, ChatDriver, GeminiDriver, ResponsesDriver
+from tests.cli.apis import (
+    AnthropicDriver,
+    ApiDriver,
+    ChatDriver,
+    GeminiDriver,
+    ResponsesDriver,
+    large_write,
+    use,
+)
 from tests.cli.harness import PicodeEnv
 from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.chat_protocol import ChatStream
 from tests.wire.responses_protocol import ResponsesStream
 from tests.wire.server import Cut, Stall, WireServer
-
-
-def use(api: ApiDriver, wire: WireServer, picode: PicodeEnv) -> ApiDriver:
-    picode.env.update(api.environment(wire))
-    config = api.config(wire)
-    if config:
-        picode.add_config(config)
-    return api
-
 
 # --- HTTP errors, every API -----------------------------------------------------------
 
@@ -170,11 +167,8 @@ def test_invalid_tool_argument_json_becomes_a_tool_error(
 
 def test_large_streamed_write_is_written_completely(wire: WireServer, picode: PicodeEnv) -> None:
     api = use(ChatDriver(), wire, picode)
-    content = "".join(f"line {i:06d} नमस्ते 🙂 {'x' * 40}\n" for i in range(3200))
-    assert len(content.encode()) > 200_000
-    text = json.dumps({"path": "out/big.txt", "content": content}, ensure_ascii=False)
-    pieces = [text[i : i + 128] for i in range(0, len(text), 128)]
-    wire.enqueue(api.raw_tool_call("call_w", "write", pieces), api.text("Written."))
+    call, content = large_write(api)
+    wire.enqueue(call, api.text("Written."))
 
     result = picode.run("-p", "write it", "--model", api.model)
 
