@@ -4,7 +4,11 @@ session times pinned)."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,7 +55,21 @@ def test_model_picker_in_the_app(tui: TuiHarness, snap_compare: Any) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=_command("/model", ModelPicker))
 
 
-def test_session_picker_in_the_app(tui: TuiHarness, snap_compare: Any) -> None:
+@pytest.fixture
+def fixed_root_tui() -> Iterator[TuiHarness]:
+    """A harness whose folder name has the same length on every run: the session files
+    record the cwd, and the picker shows their sizes (pytest's numbered folders vary)."""
+    root = Path(tempfile.mkdtemp(prefix="picode-picker-"))
+    harness = TuiHarness(root)
+    try:
+        yield harness
+    finally:
+        harness.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_session_picker_in_the_app(fixed_root_tui: TuiHarness, snap_compare: Any) -> None:
+    tui = fixed_root_tui
     store = SessionStore(tui.paths.sessions_dir)
     now = time.time()
     firsts = [
