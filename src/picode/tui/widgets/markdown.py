@@ -1,112 +1,261 @@
-"""Markdown for assistant text: theme-coloured code fences and a streaming feed.
+"""Assistant Markdown: one widget per text block however long the reply, drawn line by line.
 
-``feed`` is synchronous (the event router must stay cheap); fragments are buffered and
-handed to Textual's ``MarkdownStream`` from this widget's own message queue, which keeps
-their order and works even before the widget is mounted.
+``MarkdownView`` shows rows rendered by ``md_render`` and wraps them itself (``md_layout``).
+Rows are kept in two parts: the settled blocks, laid out once per width and only appended
+to, and the rows that may still change. ``StreamingMarkdown`` fills it while a reply
+streams: on each flush (at most one per frame) only the source from the first unsettled
+top-level block on is parsed again; every block the stream has moved past is settled.
+
+Textual's own Markdown widget mounts a widget per block and nested widgets per list item;
+for a long reply the mounting, the stylesheet and each layout grew with the reply until the
+UI fell behind the stream (docs/benchmarks.md, "Streaming").
 """
 
 from __future__ import annotations
 
-from pygments.token import Token
-from textual.content import Content
-from textual.highlight import HighlightTheme, highlight
+import re
+import time
+from typing import Any
+
+from textual.cache import LRUCache
+from textual.geometry import Size
 from textual.message import Message
-from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownBlock, MarkdownFence, MarkdownStream
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.style import Style
+from textual.timer import Timer
+from textual.widget import Widget
+
+from picode.tui.widgets.md_layout import (
+    Line,
+    Paint,
+    layout_rows,
+    line_strip,
+    place_blocks,
+    selected_text,
+)
+from picode.tui.widgets.md_render import (
+    CODE_INLINE,
+    CODE_INLINE_ANSI,
+    Block,
+    Row,
+    make_parser,
+    parse,
+    render_block,
+    render_markdown,
+)
+
+#: The shortest time between two flushes of a streaming reply (about one frame).
+FLUSH_INTERVAL = 1 / 30
+#: Drawn lines kept for repainting: a few screens. Every line of a long reply kept drawn
+#: would be hundreds of thousands of small objects for the garbage collector to walk.
+STRIP_CACHE_LINES = 256
+_NEWLINE = re.compile(r"\r\n?|\n")
 
 
-class PicodeHighlightTheme(HighlightTheme):
-    """Syntax colours from the theme's ``syntax-*`` tokens."""
-
-    STYLES: dict[tuple[str, ...], str] = {  # noqa: RUF012 - Textual's own convention
-        Token.Comment: "$syntax-comment italic",
-        Token.Error: "$syntax-error",
-        Token.Generic.Strong: "bold",
-        Token.Generic.Emph: "italic",
-        Token.Generic.Error: "$syntax-error",
-        Token.Generic.Heading: "$md-heading bold",
-        Token.Generic.Subheading: "$md-heading",
-        Token.Generic.Inserted: "$diff-added",
-        Token.Generic.Deleted: "$diff-removed",
-        Token.Keyword: "$syntax-keyword",
-        Token.Keyword.Constant: "$syntax-constant",
-        Token.Keyword.Namespace: "$syntax-keyword",
-        Token.Keyword.Type: "$syntax-class",
-        Token.Literal.Number: "$syntax-number",
-        Token.Literal.String: "$syntax-string",
-        Token.Literal.String.Doc: "$syntax-comment italic",
-        Token.Name: "$syntax-name",
-        Token.Name.Attribute: "$syntax-function",
-        Token.Name.Builtin: "$syntax-builtin",
-        Token.Name.Builtin.Pseudo: "$syntax-builtin italic",
-        Token.Name.Class: "$syntax-class bold",
-        Token.Name.Constant: "$syntax-constant",
-        Token.Name.Decorator: "$syntax-decorator",
-        Token.Name.Function: "$syntax-function",
-        Token.Name.Function.Magic: "$syntax-function",
-        Token.Name.Tag: "$syntax-keyword",
-        Token.Name.Variable: "$syntax-name",
-        Token.Number: "$syntax-number",
-        Token.Operator: "$syntax-operator",
-        Token.Operator.Word: "$syntax-keyword",
-        Token.String: "$syntax-string",
-        Token.Whitespace: "",
-    }
-
-
-class PicodeFence(MarkdownFence):
-    @classmethod
-    def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
-        # Without a language, guessing would run the lexer guesser on every streamed update.
-        return highlight(code, language=language or "text", theme=PicodeHighlightTheme)
-
-
-class PicodeMarkdown(Markdown):
-    BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012 - Textual's own convention
-        **Markdown.BLOCKS,
-        "fence": PicodeFence,
-        "code_block": PicodeFence,
-    }
+class MarkdownView(Widget):
+    """Markdown source drawn as styled lines."""
 
     DEFAULT_CSS = """
-    /* Transcript entries are spaced by their bottom margins; Markdown's blocks bring theirs. */
-    PicodeMarkdown {
-        padding: 0;
+    MarkdownView {
+        width: 1fr;
+        height: auto;
+        margin: 0 0 1 0;
+        color: $foreground;
+    }
+    /* Nothing to show yet (or only blank lines): no gap either. */
+    MarkdownView.-empty {
         margin: 0;
-        background: transparent;
     }
-    PicodeMarkdown MarkdownH1, PicodeMarkdown MarkdownH2, PicodeMarkdown MarkdownH3 {
-        color: $md-heading;
-    }
-    PicodeMarkdown MarkdownBlockQuote {
-        color: $md-quote;
-    }
-    PicodeMarkdown MarkdownFence {
-        margin: 1 0;
-        & > Label {
-            padding: 0 1;
-        }
-    }
-
     """
+
+    def __init__(
+        self, markdown: str = "", *, name: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, classes=classes)
+        self._source = markdown
+        self._unrendered = bool(markdown)
+        #: Settled rows, blank lines between blocks included; only ever appended to.
+        self._rows: list[Row] = []
+        self._last_settled: Block | None = None
+        #: Rows after the settled ones, replaced as a whole.
+        self._live_rows: list[Row] = []
+        self._width = 0
+        self._lines: list[Line] = []
+        self._rows_laid_out = 0
+        self._live_lines: list[Line] | None = None
+        self._strips: LRUCache[int, Strip] = LRUCache(STRIP_CACHE_LINES)
+        self._paint: Paint | None = None
+        self.set_class(not markdown.strip(), "-empty")
+
+    @property
+    def source(self) -> str:
+        """The Markdown shown so far."""
+        return self._source
+
+    def rows(self) -> list[Row]:
+        """Every rendered row, settled and live (before wrapping)."""
+        if self._unrendered:
+            self._render_all()
+        return [*self._rows, *self._live_rows]
+
+    @property
+    def lines(self) -> list[Line]:
+        """Screen lines at the current width (laid out on demand)."""
+        self._layout(self._width or max(1, self.size.width))
+        return [*self._lines, *(self._live_lines or [])]
+
+    # --- content --------------------------------------------------------------------------
+
+    def _settle(self, blocks: list[Block]) -> None:
+        rows, self._last_settled = place_blocks(blocks, self._last_settled)
+        self._rows.extend(rows)
+
+    def _set_live(self, blocks: list[Block]) -> None:
+        self._live_rows, _ = place_blocks(blocks, self._last_settled)
+        self._live_lines = None
+
+    def _reset(self) -> None:
+        self._rows.clear()
+        self._last_settled = None
+        self._live_rows = []
+        self._lines = []
+        self._rows_laid_out = 0
+        self._live_lines = None
+        self._strips.clear()
+
+    def _render_all(self) -> None:
+        self._unrendered = False
+        self._reset()
+        self._settle(render_markdown(self._source))
+
+    def _changed(self) -> None:
+        """New rows: repaint, and lay the screen out again only if the height changed."""
+        self.set_class(not (self._rows or self._live_rows), "-empty")
+        if not self.is_mounted:
+            return
+        settled = len(self._lines)
+        before = settled + len(self._live_lines or [])
+        if self._width:
+            self._layout(self._width)
+        # Settled lines never change: only those after them are drawn again.
+        drawn = list(self._strips.keys())  # LRUCache is not iterable itself
+        for y in drawn:
+            if y >= settled:
+                self._strips.discard(y)
+        after = len(self._lines) + len(self._live_lines or [])
+        self.refresh(layout=after != before or not self._width)
+
+    # --- layout and drawing ---------------------------------------------------------------
+
+    def _layout(self, width: int) -> None:
+        if self._unrendered:
+            self._render_all()
+        if width != self._width:
+            self._width = width
+            self._lines = []
+            self._rows_laid_out = 0
+            self._live_lines = None
+            self._strips.clear()
+        if self._rows_laid_out < len(self._rows):
+            self._lines.extend(layout_rows(self._rows[self._rows_laid_out :], width))
+            self._rows_laid_out = len(self._rows)
+        if self._live_lines is None:
+            self._live_lines = layout_rows(self._live_rows, width)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return container.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if width <= 0:
+            return 0
+        self._layout(width)
+        return len(self._lines) + len(self._live_lines or [])
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        self._layout(width)
+        strip = self._strips.get(y)
+        if strip is not None:
+            return strip
+        settled = len(self._lines)
+        live = self._live_lines or []
+        if y < settled:
+            line = self._lines[y]
+        elif y - settled < len(live):
+            line = live[y - settled]
+        else:
+            return Strip.blank(width, self.visual_style.rich_style)
+        selection = self.text_selection
+        selected = selection.get_span(y) if selection is not None else None
+        selection_style = None
+        if selected is not None:
+            selection_style = Style.from_styles(
+                self.screen.get_component_styles("screen--selection")
+            )
+        if self._paint is None:
+            self._paint = self._make_paint()
+        strip = line_strip(line, y, width, self._paint, selected, selection_style)
+        if selected is None:
+            self._strips.set(y, strip)
+        return strip
+
+    def _make_paint(self) -> Paint:
+        app = self.app
+        if app.native_ansi_color:
+            # Terminal colours have no shades: tints would paint text on its own colour.
+            return Paint(self.visual_style, Style(), _parse_ansi_style)
+        code = Style.parse("on black 10%" if app.current_theme.dark else "on white 30%")
+        return Paint(self.visual_style, code, _parse_style)
+
+    def notify_style_update(self) -> None:
+        # A new theme (or stylesheet): the same rows, other colours.
+        self._strips.clear()
+        self._paint = None
+        super().notify_style_update()
+
+    def action_link(self, href: str) -> None:
+        self.app.open_url(href)
+
+    # --- selection ------------------------------------------------------------------------
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selected_text(self.lines, selection), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self._strips.clear()
+        self.refresh()
 
 
 class FlushMarkdown(Message, bubble=False):
-    def __init__(self, final: bool = False) -> None:
-        super().__init__()
-        self.final = final
+    """Fragments are waiting; handled in the widget's own queue, so in order and also
+    before the widget is mounted."""
 
 
-class StreamingMarkdown(PicodeMarkdown):
-    """A Markdown document that grows by fragments while an answer streams."""
+class StreamingMarkdown(MarkdownView):
+    """A reply that grows by fragments. ``feed`` only buffers (the event router must stay
+    cheap); the buffer is parsed and drawn at most once per ``FLUSH_INTERVAL``, and less
+    often if rendering takes longer than half of that."""
 
-    def __init__(self, markdown: str | None = None, **kwargs: object) -> None:
-        super().__init__(markdown, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._parser = make_parser()
+        #: Link reference definitions seen so far, shared by every parse of the reply.
+        self._env: dict[str, Any] = {}
+        #: Where the first block that may still change begins.
+        self._live_start = 0
         self._buffer: list[str] = []
         self._flush_posted = False
-        self._stream: MarkdownStream | None = None
+        self._timer: Timer | None = None
+        self._next_flush = 0.0
         self._finished = False
-        self.text_length = len(markdown or "")
+        self.text_length = 0
+        if markdown:
+            self.feed(markdown)
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
 
     def feed(self, fragment: str) -> None:
         if not fragment or self._finished:
@@ -118,19 +267,85 @@ class StreamingMarkdown(PicodeMarkdown):
             self.post_message(FlushMarkdown())
 
     def finish(self) -> None:
-        """No more fragments: let the stream drain and stop."""
-        if not self._finished:
-            self._finished = True
-            self.post_message(FlushMarkdown(final=True))
+        """No more fragments: everything is settled now."""
+        if self._finished:
+            return
+        self._finished = True
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._take_buffer()
+        if self._env.get("references"):
+            # A link may use a definition that came after it: only a parse of the whole
+            # reply resolves it.
+            self._render_all()
+        else:
+            self._advance(final=True)
+        self._changed()
 
-    async def _on_flush_markdown(self, message: FlushMarkdown) -> None:
+    def _on_flush_markdown(self, message: FlushMarkdown) -> None:
         self._flush_posted = False
+        if self._finished or self._timer is not None:
+            return
+        wait = self._next_flush - time.monotonic()
+        if wait > 0:
+            self._timer = self.set_timer(wait, self._on_timer)
+            return
+        self.flush()
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if not self._finished:
+            self.flush()
+
+    def flush(self) -> None:
+        """Show the buffered fragments now (otherwise done at most once per frame)."""
+        if not self._buffer or self._finished:
+            return
+        started = time.monotonic()
+        self._take_buffer()
+        self._advance(final=False)
+        self._changed()
+        spent = time.monotonic() - started
+        self._next_flush = started + max(FLUSH_INTERVAL, 2 * spent)
+
+    def _take_buffer(self) -> None:
         if self._buffer:
-            fragment = "".join(self._buffer)
+            self._source += "".join(self._buffer)
             self._buffer.clear()
-            if self._stream is None:
-                self._stream = Markdown.get_stream(self)
-            await self._stream.write(fragment)
-        if message.final and self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
+
+    def _advance(self, *, final: bool) -> None:
+        """Parse from the first unsettled block; settle every block before the last one
+        (all of them when ``final``) and show the last as live rows."""
+        text = self._source[self._live_start :]
+        nodes = parse(self._parser, text, self._env)
+        keep = 0 if final else min(1, len(nodes))
+        done = nodes[: len(nodes) - keep]
+        if done:
+            self._settle([render_block(node) for node in done])
+        if keep:
+            last = nodes[-1]
+            self._live_start += _line_offset(text, last.map[0] if last.map else 0)
+            self._set_live([render_block(last)])
+        else:
+            self._live_start = len(self._source)
+            self._set_live([])
+
+
+def _parse_style(style: str | Style) -> Style:
+    # Theme tokens in the rows' styles resolve against the running app's theme (cached).
+    return style if isinstance(style, Style) else Style.parse(style)
+
+
+def _parse_ansi_style(style: str | Style) -> Style:
+    return _parse_style(CODE_INLINE_ANSI if style == CODE_INLINE else style)
+
+
+def _line_offset(text: str, line: int) -> int:
+    """Where line ``line`` (0-based, counted as markdown-it does) starts in ``text``."""
+    if line <= 0:
+        return 0
+    for count, match in enumerate(_NEWLINE.finditer(text), 1):
+        if count == line:
+            return match.end()
+    return len(text)

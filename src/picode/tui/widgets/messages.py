@@ -16,7 +16,7 @@ from picode.ai.types import (
     ThinkingContent,
     ToolCall,
 )
-from picode.tui.widgets.markdown import PicodeMarkdown, StreamingMarkdown
+from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
 from picode.tui.widgets.tool_call import ToolCallView
 
 #: A pasted megabyte stays in the session; the transcript shows its beginning.
@@ -104,9 +104,6 @@ class AssistantMessageView(Widget):
         height: auto;
         layout: vertical;
         background: $assistant-background;
-    }
-    AssistantMessageView > PicodeMarkdown {
-        margin: 0;
     }
     AssistantMessageView > .error {
         margin: 0 0 1 0;
@@ -222,7 +219,7 @@ def completed_assistant_view(
     for index, block in enumerate(message.content):
         match block:
             case TextContent(text=text) if text.strip():
-                blocks[index] = PicodeMarkdown(text)
+                blocks[index] = MarkdownView(text)
             case ThinkingContent(thinking=thinking) if thinking.strip():
                 blocks[index] = ThinkingView(thinking, collapsed=thinking_collapsed)
             case ToolCall(id=call_id, name=name, arguments=arguments):
