@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import subprocess
 import sys
 from typing import Any
@@ -103,5 +104,17 @@ def test_warnings_and_an_initial_prompt_from_the_command_line(tui: TuiHarness) -
             assert notice.level == "warning" and "unknown key" in notice.text
             last = faux.requests[0].messages[-1]
             assert isinstance(last, UserMessage) and last.text == "start here"
+
+    run(scenario())
+
+
+def test_long_lived_objects_are_frozen_once_the_session_is_open(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        gc.unfreeze()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None, what="the session")
+            await wait_until(pilot, lambda: gc.get_freeze_count() > 0, what="the freeze")
 
     run(scenario())

@@ -193,6 +193,7 @@ class PicodeApp(App[int]):
 
     async def _open_session(self) -> None:
         from picode.tui.controllers.router import EventRouter
+        from picode.tui.controllers.warmup import freeze_long_lived_objects
 
         config = self.config
         try:
@@ -220,6 +221,7 @@ class PicodeApp(App[int]):
         self.approvals.attach(session)
         self.history.show_tail()
         self.refresh_footer()
+        self.call_after_refresh(freeze_long_lived_objects)
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text, follow_up in waiting:
             self._submit(text, follow_up)
