@@ -127,6 +127,11 @@ class MessageBuilder:
         for index in list(self._open):
             self._materialise_arguments(index)
         self._open.clear()
+        if not self.started and not self.usage_reported:
+            # Nothing came back (401, 429, a refused connection): no tokens were used, and
+            # an estimate would inflate the session's totals and cost with each retry.
+            self._emit(ErrorEvent("aborted" if aborted else "error", message))
+            return
         self._complete_usage()
         usage = message.usage
         if not usage.estimated:
