@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from picode.agent.events import AgentEnd
 from picode.ai.providers.faux import FauxText, FauxToolCall, FauxTurn, text_turn, tool_turn
 from picode.ai.types import AssistantMessage, ToolResultMessage, UserMessage
 from picode.session.approval import ApprovalDecision, ApprovalRequest
@@ -437,6 +439,34 @@ def test_prompt_while_busy_is_a_clear_error(harness: SessionHarness) -> None:
         last = session.messages[-1]
         assert isinstance(last, AssistantMessage) and last.stop_reason == "aborted"
         assert isinstance(session.messages[0], UserMessage)
+        await session.close()
+
+    run(scenario())
+
+
+def test_a_message_queued_as_the_run_ends_is_still_delivered(harness: SessionHarness) -> None:
+    faux = harness.faux(text_turn("First answer."), text_turn("Second answer."))
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+
+        def late(event: Any) -> None:
+            # The agent has finished its last turn, the session is still winding down.
+            if isinstance(event, AgentEnd) and session.is_running and not late_sent:
+                late_sent.append(True)
+                session.steer("one more thing")
+
+        late_sent: list[bool] = []
+        session.subscribe(late)
+        await session.prompt("hello")
+        assert late_sent
+        assert [m.text for m in session.messages if isinstance(m, UserMessage)] == [
+            "hello",
+            "one more thing",
+        ]
+        last = session.messages[-1]
+        assert isinstance(last, AssistantMessage) and last.text == "Second answer."
+        assert session.queued_steering == [] and not session.is_running
         await session.close()
 
     run(scenario())

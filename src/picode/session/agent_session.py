@@ -356,6 +356,11 @@ class AgentSession:
                 await self.recovery.before_run()
                 await start()
                 await self.recovery.after_run()
+                # Typed after the agent's last turn but before the run was over (while it
+                # ended, retried or compacted): without this it would wait for the next run.
+                while not self.recovery.cancelled and self._has_queued():
+                    await self.agent.continue_()
+                    await self.recovery.after_run()
             finally:
                 self._running = False
                 self._abort_retry = None
@@ -383,6 +388,9 @@ class AgentSession:
         steering, follow_ups = self.agent.clear_queues()
         self._queue_changed()
         return [message.text for message in [*steering, *follow_ups]]
+
+    def _has_queued(self) -> bool:
+        return bool(self.agent.queued_steering or self.agent.queued_follow_ups)
 
     def _queue_changed(self) -> None:
         self.emit_soon(QueueChanged(self.queued_steering, self.queued_follow_ups))

@@ -83,6 +83,10 @@ class RecoveryPlanner:
         self.matcher = RuleMatcher(self.rules, fired)
         self._interrupt = None
 
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
     def cancel(self) -> None:
         """The user pressed Esc: no more retries or re-runs in this run."""
         self._cancelled = True
