@@ -7,16 +7,19 @@ says. The app runs headless and quits as soon as its first frame is drawn; the s
 never opened (it is not needed for the first frame). Runs alternate between baseline and
 app so drift on a shared machine hits both alike.
 
-    python bench/tui_first_frame.py [--runs 15] [--with-options]
+    python bench/tui_first_frame.py [--runs 15] [--with-options] [--instructions 3]
 
 ``--with-options`` also times the path the CLI takes: building SessionOptions (settings,
-model registry) before the app starts.
+model registry) before the app starts. ``--instructions N`` counts the instructions each
+case executes under valgrind's callgrind (N runs each, about 15 s a run): a ratio that does
+not move with the machine's load, where the wall-time ratio moves by ±0.1.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -85,10 +88,55 @@ def sample(code: str) -> float:
     return time.perf_counter() - start
 
 
+VALGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
+
+
+def instructions(code: str) -> int:
+    """Instructions the whole process executes, counted by valgrind (callgrind): unlike
+    wall time, the same on a busy machine and a quiet one, within about 3 %."""
+    env = CLI_ENV if code is CLI else ENV
+    done = subprocess.run(
+        [*VALGRIND, sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count from valgrind:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def count_instructions(cases: dict[str, str], runs: int) -> None:
+    counts = {
+        name: Summary.of([float(instructions(code)) for _ in range(runs)])
+        for name, code in cases.items()
+    }
+    baseline = counts["baseline (import textual.app)"]
+    print(f"\n### Instructions executed (valgrind --tool=callgrind, {runs} runs each)\n")
+    print("| what | median, millions (min–max) | × baseline | target ≤ 1.40× |")
+    print("|---|---:|---:|---|")
+    for name, summary in counts.items():
+        ratio = summary.median / baseline.median
+        goal = "" if name.startswith("baseline") else verdict(ratio <= 1.40)
+        print(
+            f"| {name} | {summary.median / 1e6:,.0f} ({summary.low / 1e6:,.0f}–"
+            f"{summary.high / 1e6:,.0f}) | {ratio:.2f} | {goal} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--with-options", action="store_true")
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also count instructions under valgrind, N runs per case (~15 s each)",
+    )
     args = parser.parse_args()
 
     cases = {
@@ -118,6 +166,8 @@ def main() -> None:
         ratio = summary.ratio(baseline)
         goal = "" if name.startswith("baseline") else verdict(ratio <= 1.40)
         print(f"| {name} | {fmt(summary)} | {iqr(summary)} ms | {ratio:.2f} | {goal} |")
+    if args.instructions:
+        count_instructions(cases, args.instructions)
 
 
 if __name__ == "__main__":
