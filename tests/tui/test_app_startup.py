@@ -9,9 +9,11 @@ import sys
 from typing import Any
 
 import pytest
+from textual import events
 
 from picode.ai.providers.faux import text_turn
 from picode.ai.types import UserMessage
+from picode.tui.widgets.editor_placeholder import EditorPlaceholder
 from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.notice import NoticeView, WelcomeView
 
@@ -24,7 +26,8 @@ def test_importing_the_app_loads_no_provider_sdk() -> None:
     code = (
         "import sys, picode.tui.app\n"
         "heavy = [m for m in ('anthropic', 'openai', 'google.genai', 'httpx',"
-        " 'picode.session.agent_session', 'picode.ai.providers.anthropic_messages')"
+        " 'picode.session.agent_session', 'picode.ai.providers.anthropic_messages',"
+        " 'textual.widgets._text_area')"
         " if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
@@ -116,5 +119,55 @@ def test_long_lived_objects_are_frozen_once_the_session_is_open(tui: TuiHarness)
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: app.session is not None, what="the session")
             await wait_until(pilot, lambda: gc.get_freeze_count() > 0, what="the freeze")
+
+    run(scenario())
+
+
+def test_keys_and_pastes_before_the_editor_exists_reach_it_in_order(tui: TuiHarness) -> None:
+    faux = tui.faux(text_turn("answer"))
+    app = tui.app(faux)
+    after_first_frame = app._after_first_frame
+    app._after_first_frame = lambda: None  # type: ignore[assignment,method-assign,return-value]
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            placeholder = app.query_one(EditorPlaceholder)
+            assert app.focused is placeholder
+            assert "Ask picode" in str(placeholder.render())
+            await type_text(pilot, "fix ")
+            app.post_message(events.Paste("the bug"))  # what a terminal paste arrives as
+            await pilot.pause()
+            await pilot.press("enter")
+            assert not app.query(UserMessageView)  # nothing sent yet: there is no editor
+            app.call_later(after_first_frame)
+            await wait_until(pilot, lambda: app.query(UserMessageView), what="the prompt")
+            assert not app.query(EditorPlaceholder)
+            assert app.editor.has_focus
+            await wait_until(pilot, lambda: faux.requests)
+            last = faux.requests[0].messages[-1]
+            assert isinstance(last, UserMessage) and last.text == "fix the bug"
+
+    run(scenario())
+
+
+def test_a_key_routed_to_the_placeholder_as_the_editor_takes_over_is_passed_on(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux())
+    app._after_first_frame = lambda: None  # type: ignore[assignment,method-assign,return-value]
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            placeholder = app.query_one(EditorPlaceholder)
+            await type_text(pilot, "a")
+            await app.mount(app.editor, before=placeholder)
+            # Already in the placeholder's queue when the focus moves to the editor.
+            placeholder.post_message(events.Key("b", "b"))
+            placeholder._finish(app.editor)
+            await wait_until(pilot, lambda: app.editor.text == "ab", what="both keys")
+            await wait_until(pilot, lambda: not app.query(EditorPlaceholder), what="removal")
+            assert app.editor.has_focus
 
     run(scenario())

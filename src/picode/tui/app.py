@@ -15,14 +15,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import OptionList, TextArea
 
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
 from picode.tui.controllers.shell import ShellRunner, parse_shell
 from picode.tui.themes import default_tokens, initial_theme, load_themes
-from picode.tui.widgets.editor import PromptEditor
+from picode.tui.widgets.editor_placeholder import EditorPlaceholder
 from picode.tui.widgets.footer import (
     FooterInfo,
     InfoFooter,
@@ -36,12 +35,15 @@ from picode.tui.widgets.status import StatusLine
 from picode.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.widgets import OptionList, TextArea
+
     from picode.session.agent_session import AgentSession
     from picode.tui.completion.popup import CompletionPopup
     from picode.tui.config import TuiConfig
     from picode.tui.controllers.commands import CommandController
     from picode.tui.controllers.completion import CompletionController
     from picode.tui.controllers.router import EventRouter
+    from picode.tui.widgets.editor import PromptEditor
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +59,7 @@ def _binding(key: str, action: str, description: str) -> Binding:
 class PicodeApp(App[int]):
     CSS_PATH = "styles/app.tcss"
     ENABLE_COMMAND_PALETTE = False
-    AUTO_FOCUS = "#editor"
+    AUTO_FOCUS = "#editor, #editor-placeholder"
 
     #: Each binding's id is its action's name: the id keymap.toml remaps.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -91,13 +93,12 @@ class PicodeApp(App[int]):
         self.transcript = Transcript(max_entries=config.max_entries)
         self.status = StatusLine(clock=config.clock)
         self.queue = QueueView()
-        self.editor = PromptEditor(placeholder=PLACEHOLDER)
         self.info_footer = InfoFooter(self._footer_info())
         #: Built with the session: its imports (agent events, Markdown) wait for the first frame.
         self.router: EventRouter | None = None
         self.interrupts = InterruptController(
             session=lambda: self.session,
-            restore_to_editor=self.editor.insert_before,
+            restore_to_editor=lambda texts: self.editor.insert_before(texts),
             on_abort=self._mark_interrupted,
         )
         #: Set up right after the first frame (``_start_completion``): not needed before.
@@ -146,7 +147,7 @@ class PicodeApp(App[int]):
         yield self.transcript
         yield self.queue
         yield self.status
-        yield self.editor
+        yield EditorPlaceholder(PLACEHOLDER)  # the editor takes its place after this frame
         yield self.info_footer
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -167,10 +168,11 @@ class PicodeApp(App[int]):
         model = self.session.model.id if self.session is not None else self.config.model.id
         return WelcomeView(self.config.version, model, self._cwd_label)
 
-    def _after_first_frame(self) -> None:
+    async def _after_first_frame(self) -> None:
         if self.config.exit_after_first_frame:
             self.exit(0)
             return
+        await self._mount_editor()
         self._start_completion()
         if self.config.warm_provider:
             from picode.tui.controllers.warmup import warm_provider
@@ -178,6 +180,17 @@ class PicodeApp(App[int]):
             work = warm_provider(self.config.model.api)
             self.run_worker(work, name="warm-provider", exit_on_error=False)
         self.run_worker(self._open_session(), name="open-session", exit_on_error=False)
+
+    @cached_property
+    def editor(self) -> PromptEditor:
+        """Built on first use (at the latest right after the first frame, by
+        ``_mount_editor``): its ``TextArea`` modules are not needed to draw that frame."""
+        from picode.tui.widgets.editor import PromptEditor
+
+        return PromptEditor(placeholder=PLACEHOLDER)
+
+    async def _mount_editor(self) -> None:
+        await self.query_one(EditorPlaceholder).hand_over(self.editor)
 
     @cached_property
     def commands(self) -> CommandController:
