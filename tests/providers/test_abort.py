@@ -85,7 +85,10 @@ def test_abort_before_any_content_emits_only_the_aborted_event(
     outcome, closed = abort_once_requested(wire_model(case.api, wire), wire)
 
     assert closed, "the server never saw the connection close after the abort"
-    assert [event.type for event in outcome.events] == ["error"]
+    types = [event.type for event in outcome.events]
+    # The Responses API announces the response before any content; whether that arrives
+    # before the abort is a race the test cannot decide. No content either way.
+    assert types in (["error"], ["start", "error"]), types
     assert outcome.terminal.reason == "aborted"
     assert outcome.message.content == []
     assert outcome.message.stop_reason == "aborted"
