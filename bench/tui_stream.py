@@ -24,10 +24,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.tui.markdown_samples import sections
 
 from _stats import Summary, fmt, machine, verdict
 from picode.ai.builder import MessageBuilder
@@ -41,28 +46,9 @@ from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig
 from picode.tui.widgets.markdown import StreamingMarkdown
 
-SECTION = """## Section {n}
-
-Some prose with **bold**, `inline code` and a [link](https://example.com/{n}).
-
-- first point about item {n}
-- second point, a little longer than the first one
-
-```python
-def handler_{n}(event: dict) -> int:
-    return len(event.get("items", []))
-```
-
-"""
-
 
 def reply(size: int = 8192) -> str:
-    parts: list[str] = []
-    n = 0
-    while sum(map(len, parts)) < size:
-        parts.append(SECTION.format(n=n))
-        n += 1
-    return "".join(parts)[:size].rstrip() + "\n\nThe end.\n"
+    return sections(size)[:size].rstrip() + "\n\nThe end.\n"
 
 
 async def one_run(

@@ -9,21 +9,8 @@ from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
 from picode.tui.widgets.messages import AssistantMessageView, completed_assistant_view
 
 from .conftest import SIZE, TuiHarness, press_now, run, type_text, wait_until
+from .markdown_samples import sections
 from .test_markdown_stream import Harness, signature
-
-SECTION = """## Section {n}
-
-Some prose with **bold**, `inline code` and a [link](https://example.com/{n}).
-
-- first point about item {n}
-- second point, a little longer than the first one
-
-```python
-def handler_{n}(event: dict) -> int:
-    return len(event.get("items", []))
-```
-
-"""
 
 #: Widgets under one assistant message with a single text block: the Markdown view
 #: itself, whatever the reply's length (Textual's Markdown mounted ~5,000 for this one).
@@ -31,12 +18,7 @@ MAX_WIDGETS = 2
 
 
 def long_reply(size: int) -> str:
-    parts: list[str] = []
-    n = 0
-    while sum(map(len, parts)) < size:
-        parts.append(SECTION.format(n=n))
-        n += 1
-    return "".join(parts) + "The end.\n"
+    return sections(size) + "The end.\n"
 
 
 def test_an_80_kb_reply_stays_a_few_widgets_while_and_after_it_streams(tui: TuiHarness) -> None:
