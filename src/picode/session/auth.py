@@ -6,12 +6,10 @@ import contextlib
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
-PRIVATE_FILE_MODE = 0o600
-PRIVATE_DIR_MODE = 0o700
+from picode.session.private_files import PRIVATE_FILE_MODE, write_private_json
 
 
 class AuthFileError(Exception):
@@ -90,23 +88,7 @@ class AuthStore:
         return data
 
     def _save(self, data: dict[str, Any]) -> None:
-        directory = self.path.parent
         try:
-            directory.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
-            fd, tmp = tempfile.mkstemp(prefix=".auth-", suffix=".tmp", dir=directory)
+            write_private_json(self.path, data)
         except OSError as exc:
-            raise AuthFileError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                # mkstemp creates the file 0600 already; chmod covers odd umask/ACL setups.
-                if os.name == "posix":
-                    os.fchmod(handle.fileno(), PRIVATE_FILE_MODE)
-                json.dump(data, handle, indent=2, sort_keys=True)
-                handle.write("\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
             raise AuthFileError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
