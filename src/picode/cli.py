@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--approve", action="store_true", help="ask before bash, write and edit run"
     )
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="use this folder's .picode/ providers, extensions, rules and SYSTEM.md for this "
+        "run without asking (see docs/security.md)",
+    )
     return parser
 
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,8 @@ class LaunchError(Exception):
 class Prepared:
     options: Any  # SessionOptions; typed loosely so this module imports no session code early
     warnings: list[str]
+    #: Problems that changed what picode does (a broken config file): shown as errors.
+    errors: list[str] = field(default_factory=list)
 
 
 def launch(args: argparse.Namespace, *, exit_when_done: bool = False) -> int:
@@ -72,10 +74,19 @@ def _launch(args: argparse.Namespace) -> int:
             from picode.tui import run_tui_deferred
 
             initial = build_prompt(args.prompt, read_stdin=False) if args.prompt else None
+
+            def prepare_interactive(trust: Any = None) -> Prepared:
+                return prepare(args, interactive=True, trust=trust)
+
             return run_tui_deferred(
-                view, lambda: prepare(args, interactive=True), initial_prompt=initial
+                view,
+                prepare_interactive,
+                assess_trust=lambda: assess_trust(args),
+                initial_prompt=initial,
             )
         prepared = prepare(args, interactive=False)
+        for error in prepared.errors:
+            print(f"picode: config error: {error}", file=sys.stderr)
         for warning in prepared.warnings:
             print(f"picode: warning: {warning}", file=sys.stderr)
         if mode == "rpc":
@@ -101,7 +112,16 @@ def _launch(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
 
 
-def prepare(args: argparse.Namespace, *, interactive: bool) -> Prepared:
+def assess_trust(args: argparse.Namespace) -> Any:
+    """What this folder's ``.picode/`` holds that needs trust (a ``ProjectTrust``)."""
+    from picode.session.paths import resolve_paths
+    from picode.session.trust import assess_project
+
+    return assess_project(resolve_paths(), Path.cwd(), override=args.trust_project)
+
+
+def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -> Prepared:
+    """``trust``: the folder's trust as the TUI settled it; assessed here when None."""
     from picode.ai.models import builtin_registry
     from picode.session.config import apply_providers, load_config
     from picode.session.credentials import Credentials
@@ -110,8 +130,14 @@ def prepare(args: argparse.Namespace, *, interactive: bool) -> Prepared:
 
     cwd = Path.cwd()
     paths = resolve_paths()
-    loaded = load_config(paths, cwd)
-    warnings = [str(problem) for problem in loaded.problems]
+    if trust is None:
+        trust = assess_trust(args)
+    loaded = load_config(paths, cwd, project_trusted=trust.trusted)
+    errors = [str(problem) for problem in loaded.problems if problem.severity == "error"]
+    warnings = [str(p) for p in loaded.problems if p.severity != "error"] + trust.problems
+    ignored = trust.ignored_summary(interactive=interactive)
+    if ignored:
+        warnings.append(ignored)
     settings = loaded.settings
     registry = builtin_registry()
     apply_providers(registry, settings)
@@ -151,10 +177,11 @@ def prepare(args: argparse.Namespace, *, interactive: bool) -> Prepared:
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         approval="all" if args.approve else None,
+        project_trusted=trust.trusted,
         model_explicit=bool(args.model),
         thinking_explicit=args.thinking is not None or thinking_in_ref,
     )
-    return Prepared(options, warnings)
+    return Prepared(options, warnings, errors)
 
 
 @dataclass(slots=True)
@@ -180,10 +207,14 @@ def quick_view(args: argparse.Namespace) -> QuickView:
 
     cwd = Path.cwd()
     paths = resolve_paths()
-    raw: dict[str, Any] = {}
-    for path in (paths.user_config_file, project_dir(cwd) / "config.toml"):
-        raw.update(_plain_toml(path))
     registry = builtin_registry()
+    raw = _plain_toml(paths.user_config_file)
+    project = _plain_toml(project_dir(cwd) / "config.toml")
+    ref = project.get("default_model")
+    if isinstance(ref, str) and ref.partition("/")[0] not in registry.providers:
+        # Only a trusted project may pick a provider of its own; ``prepare`` decides that.
+        del project["default_model"]
+    raw.update(project)
     ref = args.model or raw.get("default_model")
     model: Any = None
     thinking = args.thinking or raw.get("thinking")

@@ -250,7 +250,7 @@ def test_rule_triggered_by_text_delta_retries_with_reminder(harness: SessionHarn
     faux = harness.faux(bad, text_turn("Here you go: const x = 1;"))
 
     async def scenario() -> None:
-        session = await harness.open(faux)
+        session = await harness.open(faux, project_trusted=True)
         await session.prompt("write js")
         assert [e.rule for e in harness.of_type(RuleTriggered)] == ["no-var"]
         retried = faux.requests[1].messages
@@ -278,7 +278,7 @@ def test_rule_triggered_by_tool_argument_delta(harness: SessionHarness) -> None:
     faux = harness.faux(bad, text_turn("I will not force-push."))
 
     async def scenario() -> None:
-        session = await harness.open(faux)
+        session = await harness.open(faux, project_trusted=True)
         await session.prompt("ship it")
         assert [e.rule for e in harness.of_type(RuleTriggered)] == ["no-force-push"]
         retried = faux.requests[1].messages

@@ -105,7 +105,7 @@ def test_folder_project_and_package_extensions_load(setup: Setup) -> None:
     setup.project("_private.py", "raise RuntimeError('never imported')\n")
     host, problems = setup.load()
     assert problems == []
-    assert [e.name for e in host.loaded] == ["greeter", "echo"]
+    assert [e.name for e in host.loaded] == ["echo", "greeter"]
     assert [tool.name for tool in host.tools] == ["echo"]
     result = run(host.tools[0].execute("c1", {"text": "hi"}, None, lambda _: None))  # type: ignore[arg-type]
     assert result.text_content == "echo: hi"
@@ -145,13 +145,31 @@ def test_a_failing_extension_is_reported_and_the_others_still_load(setup: Setup)
     assert "SystemExit: 3" in text
 
 
-def test_project_extension_overrides_user_extension_of_the_same_name(setup: Setup) -> None:
+def test_project_extension_never_replaces_the_users_of_the_same_name(setup: Setup) -> None:
     setup.user("style.py", "def register(api):\n    api.notify('user')\n")
     setup.project("style.py", "def register(api):\n    api.notify('project')\n")
     host, problems = setup.load()
-    assert problems == []
-    assert [(e.name, Path(e.source).parent) for e in host.loaded] == [("style", setup.project_dir)]
-    assert setup.sink.notices == [("project", "info", "style")]
+    assert [(e.name, Path(e.source).parent) for e in host.loaded] == [("style", setup.user_dir)]
+    assert setup.sink.notices == [("user", "info", "style")]
+    assert len(problems) == 1
+    assert "style" in problems[0]
+    assert "skipped" in problems[0]
+
+
+def test_no_project_folder_loads_no_project_code(setup: Setup, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    setup.project("evil.py", f"open({str(marker)!r}, 'w').close()\ndef register(api): pass\n")
+    setup.user("echo.py", ECHO_TOOL)
+    host = ExtensionHost(
+        cwd=setup.cwd,
+        user_dir=setup.user_dir,
+        project_dir=None,
+        sink=setup.sink,
+        use_entry_points=False,
+    )
+    assert host.load() == []
+    assert [e.name for e in host.loaded] == ["echo"]
+    assert not marker.exists()
 
 
 def test_duplicate_tool_names_are_reported(setup: Setup) -> None:

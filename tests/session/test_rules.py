@@ -136,13 +136,28 @@ def test_unknown_key_is_a_warning_not_a_failure(tmp_path: Path) -> None:
     assert "unknown key 'severity'" in problems[0]
 
 
-def test_project_rule_wins_over_user_rule_of_the_same_name(tmp_path: Path) -> None:
+def test_user_rule_keeps_its_name_against_a_project_rule(tmp_path: Path) -> None:
     write_rule(tmp_path / "project", "style", "---\ncondition: a\n---\nproject body")
+    write_rule(tmp_path / "project", "extra", "---\ncondition: d\n---\nproject only")
     write_rule(tmp_path / "user", "style", "---\ncondition: b\n---\nuser body")
     write_rule(tmp_path / "user", "other", "---\ncondition: c\n---\nuser only")
     rules, problems = load_rules(tmp_path / "project", tmp_path / "user")
+    assert [(r.name, r.body) for r in rules] == [
+        ("other", "user only"),
+        ("style", "user body"),
+        ("extra", "project only"),
+    ]
+    assert len(problems) == 1
+    assert "project/style.md" in problems[0]
+    assert "already used by your rule" in problems[0]
+
+
+def test_untrusted_project_rules_are_not_read(tmp_path: Path) -> None:
+    write_rule(tmp_path / "project", "style", "---\ncondition: a\n---\nproject body")
+    write_rule(tmp_path / "user", "other", "---\ncondition: c\n---\nuser only")
+    rules, problems = load_rules(None, tmp_path / "user")
+    assert [(r.name, r.body) for r in rules] == [("other", "user only")]
     assert problems == []
-    assert [(r.name, r.body) for r in rules] == [("style", "project body"), ("other", "user only")]
 
 
 def test_missing_folders_give_nothing(tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "copy",
         "export",
         "hotkeys",
+        "trust",
         "quit",
     ]
     assert registry.get("/compact") is not None
@@ -55,7 +56,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
 def test_complete_prefers_prefixes_then_names_containing_the_text() -> None:
     registry = CommandRegistry()
     assert [c.name for c in registry.complete("/co")] == ["compact", "copy"]
-    assert [c.name for c in registry.complete("t")] == ["thinking", "theme"]
+    assert [c.name for c in registry.complete("t")] == ["thinking", "theme", "trust"]
     assert [c.name for c in registry.complete("ort")] == ["export"]
     assert [c.name for c in registry.complete("SES")] == ["session"]
     assert registry.complete("zz") == []
@@ -108,7 +109,7 @@ def test_parse_splits_name_and_argument_and_rejects_unknown_names() -> None:
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 13
+    assert len(BUILTIN_COMMANDS) == 14
 
 
 # --- triggers -----------------------------------------------------------------------------

@@ -101,7 +101,9 @@ class AgentSession:
         self.extensions = ExtensionHost(
             cwd=options.cwd,
             user_dir=options.paths.extensions_dir,
-            project_dir=project_dir(options.cwd) / "extensions",
+            project_dir=project_dir(options.cwd) / "extensions"
+            if options.project_trusted
+            else None,
             use_entry_points=options.load_extensions,
             sink=self,
         )
@@ -168,7 +170,8 @@ class AgentSession:
             steering_mode=self.settings.steering_mode,
             follow_up_mode=self.settings.follow_up_mode,
         )
-        rules, rule_problems = load_rules(project_dir(self.cwd) / "rules", options.paths.rules_dir)
+        project_rules = project_dir(self.cwd) / "rules" if options.project_trusted else None
+        rules, rule_problems = load_rules(project_rules, options.paths.rules_dir)
         for problem in rule_problems:
             self._notice(problem, "warning", "rules")
         self.recovery = RecoveryPlanner(self, rules, restored.fired_rules)
@@ -193,6 +196,7 @@ class AgentSession:
             tools=summaries,
             override=self.options.system_prompt,
             append=self.options.append_system_prompt,
+            project_trusted=self.options.project_trusted,
         )
 
     def _stream_options(self, model: Model) -> StreamOptions:

@@ -15,7 +15,15 @@ from typing import Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from picode.ai.models import ThinkingLevel, builtin_registry
-from picode.session.config_lines import Loc, dotted, key_lines, line_of, syntax_error_line
+from picode.session.config_gates import FAIL_SAFE, Gate, project_gates
+from picode.session.config_lines import (
+    Loc,
+    dotted,
+    key_lines,
+    line_of,
+    salvage_safety_keys,
+    syntax_error_line,
+)
 from picode.session.config_providers import api_key_for, apply_providers, base_url_for
 from picode.session.paths import Paths, project_dir
 
@@ -33,6 +41,7 @@ __all__ = [
     "apply_providers",
     "base_url_for",
     "load_config",
+    "project_config_gates",
 ]
 
 ApiName: TypeAlias = Literal[
@@ -133,6 +142,8 @@ class LoadedConfig:
     problems: list[ConfigProblem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     """The files that were read and applied (a file with a syntax error is not listed)."""
+    #: Keys of an untrusted project's config that were left out.
+    ignored: list[Gate] = field(default_factory=list)
 
 
 @dataclass
@@ -142,19 +153,47 @@ class _Layer:
     lines: dict[Loc, int]
 
 
-def load_config(paths: Paths, cwd: Path) -> LoadedConfig:
+def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> LoadedConfig:
+    """Both files merged; an untrusted project's gated keys (``config_gates``) are left out."""
     problems: list[ConfigProblem] = []
-    layers: list[_Layer] = []
-    for file in (paths.user_config_file, project_dir(cwd) / CONFIG_FILE_NAME):
-        layer = _read_layer(file, problems)
-        if layer is not None:
-            layers.append(layer)
+    user = _read_layer(paths.user_config_file, problems, salvage=True)
+    project = _read_layer(project_dir(cwd) / CONFIG_FILE_NAME, problems)
+    layers = [layer for layer in (user, project) if layer is not None]
+    ignored: list[Gate] = []
+    if project is not None and not project_trusted:
+        # The user's own settings decide what counts as loosening; validated alone first.
+        user_settings = _validate([user] if user else [], problems)
+        ignored = gates_of(project.data, user_settings)
+        for gate in ignored:
+            _remove(project.data, gate.loc)
     settings = _validate(layers, problems)
     _drop_providers_without_api(settings, layers, problems)
-    return LoadedConfig(settings, problems, [layer.file for layer in layers])
+    return LoadedConfig(settings, problems, [layer.file for layer in layers], ignored)
 
 
-def _read_layer(file: Path, problems: list[ConfigProblem]) -> _Layer | None:
+def gates_of(project: dict[str, Any], user: Settings) -> list[Gate]:
+    """The keys of a project's config data that need the folder's trust."""
+    return project_gates(
+        project,
+        user_approval=user.approval,
+        user_providers=set(user.providers),
+        builtin_providers=set(builtin_registry().providers),
+    )
+
+
+def project_config_gates(paths: Paths, cwd: Path) -> list[Gate]:
+    """``gates_of`` for the files on disk (what the trust question lists)."""
+    problems: list[ConfigProblem] = []
+    project = _read_layer(project_dir(cwd) / CONFIG_FILE_NAME, problems)
+    if project is None:
+        return []
+    user = _read_layer(paths.user_config_file, problems, salvage=True)
+    return gates_of(project.data, _validate([user] if user else [], problems))
+
+
+def _read_layer(
+    file: Path, problems: list[ConfigProblem], *, salvage: bool = False
+) -> _Layer | None:
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -163,14 +202,24 @@ def _read_layer(file: Path, problems: list[ConfigProblem]) -> _Layer | None:
         problems.append(ConfigProblem(file, None, None, "is a directory, not a file; ignored"))
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        problems.append(ConfigProblem(file, None, None, f"cannot be read ({exc}); ignored"))
-        return None
+        if not salvage:
+            problems.append(ConfigProblem(file, None, None, f"cannot be read ({exc}); ignored"))
+            return None
+        message = f"cannot be read ({exc}); approval = 'all' (the safest) until it is fixed"
+        problems.append(ConfigProblem(file, None, None, message))
+        return _Layer(file, {"approval": "all"}, {})
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        message = f"TOML syntax error: {exc}; file ignored"
-        problems.append(ConfigProblem(file, syntax_error_line(str(exc)), None, message))
-        return None
+        line = syntax_error_line(str(exc))
+        kept = salvage_safety_keys(text) if salvage else {}
+        if not kept:
+            message = f"TOML syntax error: {exc}; file ignored"
+        else:
+            shown = ", ".join(f"{key} = {value!r}" for key, value in kept.items())
+            message = f"TOML syntax error: {exc}; file ignored but for {shown}"
+        problems.append(ConfigProblem(file, line, None, message))
+        return _Layer(file, kept, key_lines(text)) if kept else None
     return _Layer(file, data, key_lines(text))
 
 
@@ -198,6 +247,7 @@ def _drop_invalid(
     removed: set[tuple[Path, Loc]],
 ) -> bool:
     removals: list[tuple[_Layer, Loc]] = []
+    replaced = False
     for error in exc.errors():
         loc: Loc = tuple(error["loc"])
         kind = error["type"]
@@ -205,10 +255,19 @@ def _drop_invalid(
         owners = [layer for layer in reversed(layers) if _has(layer.data, target)]
         if not owners:
             continue
+        first = owners[0]
+        if kind != "missing" and len(owners) == 1 and target in FAIL_SAFE:
+            # A safety key with no usable value anywhere takes its safest one, not the default.
+            safest = FAIL_SAFE[target]
+            _set(first.data, target, safest)
+            message = f"{error['msg']} (got {_show(error.get('input'))}); using {safest!r}"
+            line = line_of(first.lines, target)
+            problems.append(ConfigProblem(first.file, line, dotted(loc), message))
+            replaced = True
+            continue
         if kind != "missing":
             # Only the winning layer's value goes, so a lower layer's value can take over.
             owners = owners[:1]
-        first = owners[0]
         removals.extend((layer, target) for layer in owners)
         if kind == "missing" and (first.file, loc) in removed:
             continue  # its bad value was reported already; now the table goes too
@@ -224,7 +283,7 @@ def _drop_invalid(
             key = dotted(loc)
         line = line_of(first.lines, target)
         problems.append(ConfigProblem(first.file, line, key, message, severity))
-    progressed = False
+    progressed = replaced
     # Later errors point at higher list indices: removing them first keeps indices valid.
     for layer, target in reversed(removals):
         progressed = _remove(layer.data, target) or progressed
@@ -280,6 +339,12 @@ def _walk(data: Any, path: Loc) -> tuple[bool, Any]:
 
 def _has(data: dict[str, Any], path: Loc) -> bool:
     return bool(path) and _walk(data, path)[0]
+
+
+def _set(data: dict[str, Any], path: Loc, value: Any) -> None:
+    found, parent = _walk(data, path[:-1])
+    if found and isinstance(parent, dict) and isinstance(path[-1], str):
+        parent[path[-1]] = value
 
 
 def _remove(data: dict[str, Any], path: Loc) -> bool:

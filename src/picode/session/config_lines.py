@@ -92,3 +92,35 @@ def dotted(loc: Sequence[str | int]) -> str:
         else:
             out += f".{part}" if out else str(part)
     return out
+
+
+#: Keys worth keeping from a file that does not parse: losing them would loosen safety.
+_SAFETY_KEYS = {"approval": ("never", "edits", "all")}
+_TOP_LEVEL_KEY = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=\s*(.*?)\s*$")
+
+
+def salvage_safety_keys(text: str) -> dict[str, str]:
+    """The safety keys of a file with a TOML syntax error, read line by line.
+
+    A key whose line is there but unreadable takes its safest value (the last choice), since
+    what the person meant is unknown."""
+    kept: dict[str, str] = {}
+    for line in text.splitlines():
+        if _TABLE_HEADER.match(line) or _ARRAY_HEADER.match(line):
+            break  # the safety keys are top-level keys
+        match = _TOP_LEVEL_KEY.match(line)
+        if match is None or match.group(1) not in _SAFETY_KEYS:
+            continue
+        choices = _SAFETY_KEYS[match.group(1)]
+        value = _single_value(match.group(2))
+        kept[match.group(1)] = value if value in choices else choices[-1]
+    return kept
+
+
+def _single_value(source: str) -> object:
+    import tomllib
+
+    try:
+        return tomllib.loads(f"value = {source}").get("value")
+    except tomllib.TOMLDecodeError:
+        return None

@@ -1,8 +1,9 @@
 """Extensions (SPEC §6.4): Python modules with ``register(api)``, loaded at session start.
 
-Found in the project's ``.picode/extensions/``, the user's ``<config_dir>/extensions/`` and
-the ``picode.extensions`` entry-point group, in that order (a project extension overrides a
-user one of the same name). Each is loaded in isolation; one that fails to import or register
+Found in the user's ``<config_dir>/extensions/``, the project's ``.picode/extensions/`` (only
+in a trusted folder: the launcher passes no project folder otherwise) and the
+``picode.extensions`` entry-point group, in that order: a project extension never replaces
+the user's own of the same name. Each is loaded in isolation; one that fails to import or register
 is reported and skipped, and a handler that raises at runtime is reported through the sink,
 never propagated: an extension can not break a session.
 """
@@ -71,11 +72,12 @@ class ExtensionHost:
         *,
         cwd: Path,
         user_dir: Path,
-        project_dir: Path,
+        project_dir: Path | None,
         use_entry_points: bool = True,
         sink: ExtensionSink,
     ) -> None:
-        """``user_dir`` and ``project_dir`` are the extension folders themselves."""
+        """``user_dir`` and ``project_dir`` are the extension folders themselves; None for a
+        project whose folder is not trusted."""
         self.cwd = cwd
         self.user_dir = user_dir
         self.project_dir = project_dir
@@ -109,15 +111,17 @@ class ExtensionHost:
 
     def _load_all(self) -> None:
         seen: set[str] = set()
-        candidates = [
-            *self._folder_candidates(self.project_dir),
-            *self._folder_candidates(self.user_dir),
-        ]
+        user = self._folder_candidates(self.user_dir)
+        project = self._folder_candidates(self.project_dir) if self.project_dir else []
+        candidates = [*user, *project]
         if self.use_entry_points:
             candidates.extend(self._entry_point_candidates())
         for candidate in candidates:
             if candidate.name in seen:
-                log.debug("extension %s from %s overridden", candidate.name, candidate.source)
+                self._problems.append(
+                    f"Extension '{candidate.name}' ({candidate.source}) skipped: one of that "
+                    "name is already loaded"
+                )
                 continue
             seen.add(candidate.name)
             self._load_one(candidate)

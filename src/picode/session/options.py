@@ -34,6 +34,9 @@ class SessionOptions:
     approver: Approver | None = None
     approval: Literal["never", "edits", "all"] | None = None
     load_extensions: bool = True
+    #: The person trusts this folder: its ``.picode/`` extensions, rules and SYSTEM.md apply
+    #: (session/trust.py). Off unless a front end says so.
+    project_trusted: bool = False
     stream_fn: Callable[..., Any] = stream_simple
     #: Extra tools (tests, embedding applications).
     extra_tools: Sequence[AgentTool] = ()

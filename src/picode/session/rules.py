@@ -60,12 +60,16 @@ class RuleError(ValueError):
 # --- loading -------------------------------------------------------------------------------
 
 
-def load_rules(project_rules_dir: Path, user_rules_dir: Path) -> tuple[list[Rule], list[str]]:
-    """Rules from both folders (project first; it wins on a name clash) and problems found."""
+def load_rules(
+    project_rules_dir: Path | None, user_rules_dir: Path
+) -> tuple[list[Rule], list[str]]:
+    """Rules from the user's folder, then the project's (None: not trusted), and problems
+    found. A project rule never replaces the user's rule of the same name."""
     rules: list[Rule] = []
     problems: list[str] = []
-    taken: set[str] = set()
-    for folder in (project_rules_dir, user_rules_dir):
+    taken: dict[str, Path] = {}
+    folders = [user_rules_dir] if project_rules_dir is None else [user_rules_dir, project_rules_dir]
+    for folder in folders:
         seen_here: dict[str, Path] = {}
         for path in _rule_files(folder, problems):
             try:
@@ -85,8 +89,12 @@ def load_rules(project_rules_dir: Path, user_rules_dir: Path) -> tuple[list[Rule
                 continue
             seen_here[rule.name] = path
             if rule.name in taken:
-                continue  # the project's rule of the same name overrides the user's
-            taken.add(rule.name)
+                problems.append(
+                    f"Rule {path}: the name '{rule.name}' is already used by your rule "
+                    f"{taken[rule.name]}; skipped."
+                )
+                continue
+            taken[rule.name] = path
             rules.append(rule)
     return rules, problems
 

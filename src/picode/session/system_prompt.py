@@ -85,10 +85,12 @@ def build_system_prompt(
     override: str | None = None,
     append: str | None = None,
     today: dt.date | None = None,
+    project_trusted: bool = False,
 ) -> str:
-    """``tools`` is (name, one-line summary) for each tool the model may call."""
+    """``tools`` is (name, one-line summary) for each tool the model may call; an untrusted
+    project may append to the prompt (context) but not replace it."""
     project = cwd / ".picode"
-    base = override or _read_optional(project / "SYSTEM.md")
+    base = override or (_read_optional(project / "SYSTEM.md") if project_trusted else None)
     if base is None:
         tool_list = (
             "\n".join(f"- {name}: {summary}" for name, summary in tools) or "- (none enabled)"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from picode.launch import Prepared, QuickView
     from picode.session.options import SessionOptions
+    from picode.session.trust import ProjectTrust
 
 
 def run_tui(
@@ -43,12 +44,14 @@ def run_tui(
 
 def run_tui_deferred(
     view: QuickView,
-    prepare: Callable[[], Prepared],
+    prepare: Callable[[ProjectTrust | None], Prepared],
     *,
+    assess_trust: Callable[[], ProjectTrust] | None = None,
     initial_prompt: str | None = None,
 ) -> int:
     """Like ``run_tui``, but the first frame comes from ``view`` and ``prepare`` (full
-    configuration, model resolution, session options) runs after it, off the event loop."""
+    configuration, model resolution, session options) runs after it, off the event loop,
+    once the folder's trust is settled (``assess_trust``; the person is asked if need be)."""
     os.environ.setdefault("ESCDELAY", "25")
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
@@ -56,6 +59,7 @@ def run_tui_deferred(
 
     enable_alt_enter()
     config = TuiConfig.deferred(view, prepare)
+    config.assess_trust = assess_trust
     config.initial_prompt = initial_prompt or None
     # bench/tui_first_frame.py times the real command up to its first frame.
     bench = os.environ.get("PICODE_BENCH_FIRST_FRAME") == "1"

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from picode.tui.controllers.commands import CommandController
     from picode.tui.controllers.completion import CompletionController
     from picode.tui.controllers.router import EventRouter
+    from picode.tui.controllers.trust import TrustController
     from picode.tui.widgets.editor import PromptEditor
 
 log = logging.getLogger(__name__)
@@ -193,6 +194,17 @@ class PicodeApp(App[int]):
         await self.query_one(EditorPlaceholder).hand_over(self.editor)
 
     @cached_property
+    def trust_controller(self) -> TrustController:
+        from picode.session.paths import resolve_paths
+        from picode.tui.controllers.trust import TrustController
+
+        assess = self.config.assess_trust
+        assert assess is not None, "only built when the launcher assesses trust"
+        return TrustController(
+            assess=assess, ask=self.push_screen_wait, report=self.report, paths=resolve_paths
+        )
+
+    @cached_property
     def commands(self) -> CommandController:
         from picode.tui.controllers.commands import CommandController
 
@@ -210,6 +222,8 @@ class PicodeApp(App[int]):
 
         config = self.config
         try:
+            if config.assess_trust is not None:
+                config.trust = await self.trust_controller.settle()
             if config.pick_session:
                 session = await self.commands.sessions.open_picked(
                     config.open_session, getattr(config, "sessions_dir", None)

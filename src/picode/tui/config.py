@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from picode.launch import Prepared, QuickView
     from picode.session.agent_session import AgentSession
     from picode.session.options import SessionOptions
+    from picode.session.trust import ProjectTrust
 
 
 @dataclass(slots=True)
@@ -52,6 +53,10 @@ class TuiConfig:
     initial_prompt: str | None = None
     #: ``picode -r`` without an id: show the session picker before opening a session.
     pick_session: bool = False
+    #: What the folder's ``.picode/`` holds that needs trust; None: nothing is asked.
+    assess_trust: Callable[[], ProjectTrust] | None = None
+    #: The trust settled before the first session opened (the person's answer included).
+    trust: ProjectTrust | None = None
 
     @classmethod
     def from_options(cls, options: SessionOptions, *, theme: str | None = None) -> TuiConfig:
@@ -75,7 +80,9 @@ class TuiConfig:
         )
 
     @classmethod
-    def deferred(cls, view: QuickView, prepare: Callable[[], Prepared]) -> TuiConfig:
+    def deferred(
+        cls, view: QuickView, prepare: Callable[[ProjectTrust | None], Prepared]
+    ) -> TuiConfig:
         """A config for the first frame; the session options are prepared afterwards."""
 
         async def open_session(session: str | None = None) -> AgentSession:
@@ -83,17 +90,19 @@ class TuiConfig:
 
             from picode.session.agent_session import AgentSession
 
-            prepared = await asyncio.to_thread(prepare)
+            prepared = await asyncio.to_thread(prepare, config.trust)
             if session is not None:
                 prepared.options.session = session
             opened = await AgentSession.open(prepared.options)
             # The app subscribes as soon as this returns: report the problems just after.
             loop = asyncio.get_running_loop()
+            for error in prepared.errors:
+                loop.call_soon(opened.notify, error, "error", "config")
             for warning in prepared.warnings:
                 loop.call_soon(opened.notify, warning, "warning", "config")
             return opened
 
-        return cls(
+        config = cls(
             open_session=open_session,
             cwd=view.cwd,
             model=view.model,
@@ -103,3 +112,4 @@ class TuiConfig:
             keymap_file=view.keymap_file,
             pick_session=view.pick_session,
         )
+        return config

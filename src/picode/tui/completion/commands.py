@@ -59,6 +59,7 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("copy", "Copy the last reply to the clipboard"),
     SlashCommand("export", "Export the session to HTML and Markdown", "[path]"),
     SlashCommand("hotkeys", "Show the key bindings"),
+    SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),
     SlashCommand("quit", "Quit picode"),
 )
 

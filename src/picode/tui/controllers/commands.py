@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Commands that work before the session has opened.
-NO_SESSION_NEEDED = frozenset({"hotkeys", "quit", "theme"})
+NO_SESSION_NEEDED = frozenset({"hotkeys", "quit", "theme", "trust"})
 
 Handler = Callable[[str], Awaitable[None]]
 
@@ -55,6 +55,7 @@ class CommandController:
             "copy": self.copy,
             "export": self.export,
             "hotkeys": self.hotkeys,
+            "trust": self.trust,
             "quit": self.quit,
         }
         for name, handler in handlers.items():
@@ -243,6 +244,27 @@ class CommandController:
 
     async def hotkeys(self, argument: str) -> None:
         self.app.transcript.add(InfoView("Keys", self.app.hotkey_lines()))
+
+    async def trust(self, argument: str) -> None:
+        if self.app.config.assess_trust is None:
+            raise CommandError("/trust: this app was started without folder trust.")
+        trust = await self.app.trust_controller.settle(ask_again=True)
+        if not trust.items:
+            self.app.report(
+                "Nothing here needs trust: this folder's .picode/ only adds context or "
+                "safer settings."
+            )
+            return
+        session = self.app.session
+        now = "trusted" if trust.trusted else "not trusted"
+        if session is not None and session.options.project_trusted != trust.trusted:
+            self.app.report(
+                f"This folder is now {now}. Restart picode (picode -c continues this "
+                "session) to apply it.",
+                "warning",
+            )
+        else:
+            self.app.report(f"This folder is {now}.")
 
     async def quit(self, argument: str) -> None:
         await self.app.shutdown()

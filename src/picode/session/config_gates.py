@@ -1,0 +1,111 @@
+"""What a project's ``config.toml`` may only do in a trusted folder (docs/security.md).
+
+An untrusted ``.picode/config.toml`` may add context and tighten safety. It may not redirect
+requests or name the variables keys are read from (``[providers.*]``, ``[mcp]``), choose a
+default model that only its own providers serve, or lower ``approval``. Each such key is a
+``Gate``: described in plain words for the trust question, removed when the folder is not
+trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from picode.session.config_lines import Loc
+
+#: From the least to the most careful; a project may only move to the right untrusted.
+APPROVAL_ORDER = ("never", "edits", "all")
+#: What a safety key falls back to when its value is unusable and no lower layer has one.
+FAIL_SAFE: dict[Loc, Any] = {("approval",): "all"}
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    loc: Loc
+    description: str
+    #: What the fingerprint covers, so a changed value asks again.
+    value: Any
+
+
+def looser_approval(project: object, user: str) -> bool:
+    """Would ``project`` ask about fewer tool calls than ``user``? (Unknown values: no;
+    validation reports them.)"""
+    if project not in APPROVAL_ORDER or user not in APPROVAL_ORDER:
+        return False
+    return APPROVAL_ORDER.index(str(project)) < APPROVAL_ORDER.index(user)
+
+
+def project_gates(
+    project: Mapping[str, Any],
+    *,
+    user_approval: str,
+    user_providers: set[str],
+    builtin_providers: set[str],
+) -> list[Gate]:
+    """The keys of the project layer ``project`` that need the folder's trust."""
+    gates: list[Gate] = []
+    providers = project.get("providers")
+    if isinstance(providers, dict):
+        for name, table in providers.items():
+            gates.append(_provider_gate(str(name), table, builtin=name in builtin_providers))
+    elif "providers" in project:
+        gates.append(Gate(("providers",), "sets [providers]", providers))
+    if "mcp" in project:
+        gates.append(Gate(("mcp",), "starts MCP servers it names ([mcp])", project["mcp"]))
+    model = project.get("default_model")
+    if isinstance(model, str) and model:
+        provider = model.partition("/")[0]
+        if provider not in builtin_providers and provider not in user_providers:
+            gates.append(
+                Gate(
+                    ("default_model",),
+                    f"makes {model!r} the default model, served by a provider the project defines",
+                    model,
+                )
+            )
+    approval = project.get("approval")
+    if looser_approval(approval, user_approval):
+        gates.append(
+            Gate(
+                ("approval",),
+                f"lowers approval from {user_approval!r} to {approval!r}: "
+                + _runs_unasked(str(approval)),
+                approval,
+            )
+        )
+    return gates
+
+
+def _runs_unasked(approval: str) -> str:
+    if approval == "never":
+        return "bash, write and edit would run without asking you"
+    return "bash would run without asking you"
+
+
+def _provider_gate(name: str, table: object, *, builtin: bool) -> Gate:
+    loc: Loc = ("providers", name)
+    if not isinstance(table, dict):
+        return Gate(loc, f"sets [providers.{name}]", table)
+    parts: list[str] = []
+    url = table.get("base_url")
+    if url:
+        parts.append(f"sends its requests to {url}")
+    if table.get("api"):
+        parts.append(f"speaks the {table['api']} API")
+    if table.get("api_key_env"):
+        parts.append(f"sends the environment variable {table['api_key_env']} as its API key")
+    if table.get("api_key"):
+        parts.append("uses an API key written in the project")
+    headers = table.get("headers")
+    if isinstance(headers, dict) and headers:
+        parts.append("adds the headers " + ", ".join(str(key) for key in headers))
+    models = table.get("models")
+    if isinstance(models, list) and models:
+        parts.append(f"adds {len(models)} model(s)")
+    what = "; ".join(parts) or "changes its settings"
+    if builtin:
+        key_note = " (your key for it would go there)" if url else ""
+        return Gate(loc, f"changes the built-in provider {name!r}: {what}{key_note}", table)
+    return Gate(loc, f"adds the provider {name!r}: {what}", table)

@@ -1,0 +1,56 @@
+"""Settles the folder's trust before the first session opens, asking the person if need be."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from picode.session.paths import Paths
+    from picode.session.trust import ProjectTrust
+    from picode.tui.trust_prompt import TrustAnswer
+    from picode.tui.widgets.notice import NoticeLevel
+
+log = logging.getLogger(__name__)
+
+
+class TrustController:
+    def __init__(
+        self,
+        *,
+        assess: Callable[[], ProjectTrust],
+        ask: Callable[[Screen[TrustAnswer]], object],
+        report: Callable[[str, NoticeLevel], None],
+        paths: Callable[[], Paths],
+    ) -> None:
+        #: ``ask`` is the app's ``push_screen_wait``: it must be awaited in a worker.
+        self._assess = assess
+        self._ask = ask
+        self._report = report
+        self._paths = paths
+
+    async def settle(self, *, ask_again: bool = False) -> ProjectTrust:
+        """The folder's trust; the person answers when nothing valid was decided (or
+        ``ask_again``: the /trust command)."""
+        from picode.session.trust import record_decision
+        from picode.tui.trust_prompt import TrustScreen
+
+        trust = await asyncio.to_thread(self._assess)
+        for problem in trust.problems:
+            self._report(problem, "warning")
+        if not trust.items or trust.override or not (trust.needs_answer or ask_again):
+            return trust
+        answer = await self._ask(TrustScreen(trust))  # type: ignore[misc]
+        if answer == "later":
+            return trust
+        try:
+            await asyncio.to_thread(record_decision, self._paths(), trust, answer)
+        except OSError as exc:
+            log.debug("trust decision not saved", exc_info=True)
+            trust.decision = answer  # this run still follows the answer
+            self._report(f"Could not remember the answer ({exc}); it applies to this run.", "error")
+        return trust
