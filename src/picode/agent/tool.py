@@ -9,7 +9,7 @@ error result the model can read, never an exception out of the loop.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -48,6 +48,37 @@ class ToolResult:
 
 #: Called with partial results while a tool runs (bash output, progress).
 OnUpdate = Callable[[ToolResult], None]
+
+
+@dataclass(slots=True)
+class EarlyVerdict:
+    """A streamed call that cannot succeed, known before its arguments are complete."""
+
+    #: What was judged, for people (e.g. the file's path).
+    subject: str
+    #: A few words for the notice ("old_text not found").
+    reason: str
+    #: The error result the model reads instead of running the call.
+    tool_message: str
+
+
+class StreamingCheck(Protocol):
+    def check(
+        self, index: int, arguments: dict[str, Any], earlier: Sequence[tuple[str, dict[str, Any]]]
+    ) -> EarlyVerdict | None:
+        """Judge the partial ``arguments`` of the call at content ``index``; ``earlier`` is
+        (name, arguments) of the calls before it in the same message. None: no verdict yet.
+        It must never stop a call that could still succeed."""
+        ...
+
+
+@runtime_checkable
+class ChecksStreamedArguments(Protocol):
+    """Optional for tools: a check that can stop a doomed call while it is still written."""
+
+    def streaming_check(self) -> StreamingCheck:
+        """A fresh check for one assistant message (it may cache what it reads)."""
+        ...
 
 
 @runtime_checkable

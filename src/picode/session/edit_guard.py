@@ -1,296 +1,58 @@
-"""The streaming edit guard (SPEC §6.4): stop a doomed ``edit`` call while it is still written.
+"""The streaming edit guard (SPEC §6.4): watch streamed tool calls and stop a doomed one.
 
-As soon as an edit call's ``path`` is complete and a long enough prefix of its ``old_text``
-(or of an ``edits[i].old_text``) has arrived, the file is checked: a missing file, or a prefix
-that cannot occur in it — exactly or under the edit tool's forgiving normalisation — gives a
-verdict with a precise error for the model, so the session can abort the stream instead of
-waiting for the whole call to fail.
-
-It must never stop a valid edit, so it only judges what is certain:
-- a value is complete only once a later key or item has started (partial JSON closes an
-  unfinished string, so ``"src/fo`` looks like a path);
-- of a value still growing it checks the complete lines plus the part of the last line that
-  ends between two ASCII characters, where normalising (NFKC per character cluster) cannot
-  change once more text follows;
-- an edit whose file an earlier edit or write call of the same message also touches is not
-  judged (the calls run concurrently; the model may expect the earlier one's result).
+The session only watches the deltas. Judging belongs to the tool: one that offers a
+``streaming_check`` (the edit tool does, tools/edit_check.py) is asked after each delta of
+its call, and a verdict lets the session abort the stream and give the model the tool's
+error at once instead of waiting for the whole call to fail.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Sequence
 
-from picode.agent.tool import ToolError
+from picode.agent.tool import AgentTool, ChecksStreamedArguments, EarlyVerdict, StreamingCheck
 from picode.ai.events import AssistantMessageEvent, ToolCallDeltaEvent
-from picode.ai.types import AssistantContent, ToolCall
-from picode.tools._fuzzy import closest_candidates, normalize_text
-from picode.tools._paths import cut_line, display_path, missing_path_error, resolve_path
-from picode.tools.edit import Decoded
+from picode.ai.types import ToolCall
 
-EDIT_TOOL = "edit"
-WRITING_TOOLS = frozenset({"edit", "write"})
-#: A growing old_text is judged once this much of it is certain.
-MIN_PREFIX_CHARS = 24
-#: Bigger files are left to the edit tool: reading them on the event loop would stall it.
-MAX_FILE_BYTES = 8 * 1024 * 1024
-
-KeyPath = tuple[str | int, ...]
-
-
-@dataclass(slots=True)
-class GuardVerdict:
-    path: str
-    reason: str
-    #: The error result the model reads: what was not found and the nearest lines.
-    tool_message: str
-
-
-@dataclass(slots=True)
-class _FileView:
-    text: str
-    crlf: bool
-    _normalized: str | None = None
-
-    @property
-    def normalized(self) -> str:
-        if self._normalized is None:
-            self._normalized = normalize_text(self.text)
-        return self._normalized
-
-
-@dataclass(slots=True)
-class _Problem:
-    reason: str
-    message: str
-
-
-@dataclass(slots=True)
-class _Probe:
-    """What was last checked for one old_text, and where its prefix was found."""
-
-    checked: int = -1
-    exact_at: int = 0
-    normalized_at: int = 0
-
-
-@dataclass(slots=True)
-class _State:
-    files: dict[Path, _FileView | _Problem | None] = field(default_factory=dict)
-    probes: dict[tuple[int, KeyPath], _Probe] = field(default_factory=dict)
-    stopped: set[int] = field(default_factory=set)
+__all__ = ["EarlyVerdict", "EditGuard"]
 
 
 class EditGuard:
-    def __init__(self, cwd: Path) -> None:
-        self.cwd = cwd
-        self._state = _State()
+    def __init__(self, tools: Callable[[], Sequence[AgentTool]]) -> None:
+        #: The tools the model can call now (they may change between turns).
+        self._tools = tools
+        self._checks: dict[str, StreamingCheck] = {}
+        self._stopped: set[int] = set()
 
     def reset(self) -> None:
         """Call at each new assistant message: files may have changed since the last one."""
-        self._state = _State()
+        self._checks = {}
+        self._stopped = set()
 
-    def feed(self, event: AssistantMessageEvent) -> GuardVerdict | None:
+    def feed(self, event: AssistantMessageEvent) -> EarlyVerdict | None:
         if not isinstance(event, ToolCallDeltaEvent):
             return None
         index = event.content_index
         content = event.partial.content
-        if index in self._state.stopped or index >= len(content):
+        if index in self._stopped or index >= len(content):
             return None
         call = content[index]
-        if not isinstance(call, ToolCall) or call.name != EDIT_TOOL:
+        if not isinstance(call, ToolCall):
             return None
-        args = call.arguments
-        raw_path = args.get("path")
-        if not isinstance(raw_path, str) or not raw_path.strip() or _growing(args, ("path",)):
+        check = self._check_for(call.name)
+        if check is None:
             return None
-        try:
-            path = resolve_path(self.cwd, raw_path)
-        except ToolError:
-            return None
-        if self._touched_earlier(content, index, path):
-            return None
-        verdict = self._check(index, path, args)
+        earlier = [(b.name, b.arguments) for b in content[:index] if isinstance(b, ToolCall)]
+        verdict = check.check(index, call.arguments, earlier)
         if verdict is not None:
-            self._state.stopped.add(index)
+            self._stopped.add(index)
         return verdict
 
-    def _touched_earlier(self, content: list[AssistantContent], index: int, path: Path) -> bool:
-        for block in content[:index]:
-            if isinstance(block, ToolCall) and block.name in WRITING_TOOLS:
-                other = block.arguments.get("path")
-                if isinstance(other, str) and other.strip():
-                    try:
-                        if resolve_path(self.cwd, other) == path:
-                            return True
-                    except ToolError:
-                        continue
-        return False
-
-    def _check(self, index: int, path: Path, args: dict[str, Any]) -> GuardVerdict | None:
-        shown = display_path(self.cwd, path)
-        view = self._file(path)
-        if view is None:
-            return None
-        if isinstance(view, _Problem):
-            return GuardVerdict(shown, view.reason, view.message)
-        for key_path, label, value in _old_texts(args):
-            growing = _growing(args, key_path)
-            needle = stable_prefix(value) if growing else value
-            if not needle or (growing and len(needle) < MIN_PREFIX_CHARS):
-                continue
-            probe = self._state.probes.setdefault((index, key_path), _Probe())
-            if len(needle) == probe.checked:
-                continue
-            probe.checked = len(needle)
-            if not _occurs(view, needle, probe):
-                return GuardVerdict(
-                    shown, "old_text not found", _miss_message(shown, label, view, needle, growing)
-                )
-        return None
-
-    def _file(self, path: Path) -> _FileView | _Problem | None:
-        files = self._state.files
-        if path not in files:
-            files[path] = self._load(path)
-        return files[path]
-
-    def _load(self, path: Path) -> _FileView | _Problem | None:
-        shown = display_path(self.cwd, path)
-        try:
-            if path.is_dir():
-                return _Problem(
-                    "path is a directory",
-                    f"{shown} is a directory; edit changes files. The edit was stopped while "
-                    "it was being written; nothing was changed.",
-                )
-            if not path.exists():
-                error = missing_path_error(self.cwd, path)
-                return _Problem(
-                    "file not found",
-                    f"{error} The edit was stopped while it was being written; nothing was "
-                    "changed. edit changes existing files; use write to create one.",
-                )
-            if path.stat().st_size > MAX_FILE_BYTES:
+    def _check_for(self, name: str) -> StreamingCheck | None:
+        check = self._checks.get(name)
+        if check is None:
+            tool = next((tool for tool in self._tools() if tool.name == name), None)
+            if not isinstance(tool, ChecksStreamedArguments):
                 return None
-            data = path.read_bytes()
-        except OSError:
-            return None  # unreadable: the edit tool reports it with its own words
-        try:
-            decoded = Decoded.from_bytes(data, shown)
-        except ToolError:
-            return None
-        return _FileView(decoded.text, decoded.crlf)
-
-
-def _old_texts(args: dict[str, Any]) -> list[tuple[KeyPath, str, str]]:
-    found: list[tuple[KeyPath, str, str]] = []
-    old_text = args.get("old_text")
-    if isinstance(old_text, str):
-        found.append((("old_text",), "old_text", old_text))
-    edits = args.get("edits")
-    if isinstance(edits, list):
-        for position, item in enumerate(edits):
-            if isinstance(item, dict) and isinstance(item.get("old_text"), str):
-                key_path: KeyPath = ("edits", position, "old_text")
-                found.append((key_path, f"edits[{position}].old_text", item["old_text"]))
-    return found
-
-
-def _growing(args: dict[str, Any], key_path: KeyPath) -> bool:
-    """Is the value at ``key_path`` the one still being streamed (the last key at each level)?"""
-    node: Any = args
-    for key in key_path:
-        if isinstance(node, dict):
-            if not node or list(node)[-1] != key:
-                return False
-        elif isinstance(node, list):
-            if not isinstance(key, int) or key != len(node) - 1:
-                return False
-        else:
-            return False
-        node = node[key]
-    return True
-
-
-def stable_prefix(value: str) -> str:
-    """The part of a still-growing text whose normalised form can no longer change."""
-    newline = value.rfind("\n")
-    head, partial = value[: newline + 1], value[newline + 1 :]
-    cut = 0
-    for position in range(len(partial) - 1, 0, -1):
-        if partial[position - 1].isascii() and partial[position].isascii():
-            cut = position
-            break
-    return head + partial[:cut]
-
-
-def _find(haystack: str, needle: str, hint: int) -> int:
-    # The needle only grows, so its first occurrence cannot move backwards; the retry from
-    # the start only runs on a miss, guarding against a needle that did not simply grow.
-    position = haystack.find(needle, hint)
-    if position < 0 and hint > 0:
-        position = haystack.find(needle)
-    return position
-
-
-def _occurs(view: _FileView, needle: str, probe: _Probe) -> bool:
-    exact = needle
-    if view.crlf:
-        exact = exact.replace("\r\n", "\n").removesuffix("\r")
-    position = _find(view.text, exact, probe.exact_at)
-    if position >= 0:
-        probe.exact_at = position
-        return True
-    normalized = normalize_text(needle)
-    if not normalized.strip():
-        return True
-    position = _find(view.normalized, normalized, probe.normalized_at)
-    if position >= 0:
-        probe.normalized_at = position
-        return True
-    return False
-
-
-def _miss_message(shown: str, label: str, view: _FileView, needle: str, growing: bool) -> str:
-    lines = needle.split("\n")
-    matched, where = 0, -1
-    for count in range(1, len(lines) + 1):
-        position = view.normalized.find(normalize_text("\n".join(lines[:count])))
-        if position < 0:
-            break
-        matched, where = count, position
-    missing_index = min(matched, len(lines) - 1)
-    missing = repr(cut_line(lines[missing_index], 200))
-    if growing and missing_index == len(lines) - 1:
-        missing += " (as far as it was written)"
-    parts = [
-        f"{label} was not found in {shown}. The edit was stopped while it was being written; "
-        "nothing was changed."
-    ]
-    file_lines = view.text.split("\n")
-    if matched == 0:
-        parts.append(f"Its first line is not in the file: {missing}")
-    else:
-        first = view.normalized.count("\n", 0, where) + 1
-        plural = "s" if matched > 1 else ""
-        parts.append(
-            f"Its first {matched} line{plural} match the file from line {first}, but its line "
-            f"{matched + 1} does not: {missing}"
-        )
-        there = first + matched
-        if there <= len(file_lines):
-            parts.append(f"The file has there:\n{there:>6}  {_shown_line(file_lines[there - 1])}")
-    candidates = closest_candidates(view.text, lines[missing_index])
-    if candidates:
-        nearest = "\n".join(
-            f"{c.first_line:>6}  {_shown_line(c.lines[0])}" for c in candidates if c.lines
-        )
-        parts.append(f"Nearest lines in the file:\n{nearest}")
-    parts.append("Read the file again and copy old_text exactly from it.")
-    return "\n".join(parts)
-
-
-def _shown_line(line: str) -> str:
-    return cut_line(line.rstrip("\r"), 200)
+            check = self._checks[name] = tool.streaming_check()
+        return check

@@ -30,7 +30,7 @@ from picode.session.compaction import (
     should_compact,
     summarize,
 )
-from picode.session.edit_guard import EditGuard, GuardVerdict
+from picode.session.edit_guard import EarlyVerdict, EditGuard
 from picode.session.events import (
     AutoRetryEnd,
     AutoRetryStart,
@@ -58,7 +58,7 @@ NOT_RUN_AFTER_GUARD = (
 class _Interrupt:
     index: int  # where the interrupted assistant message sits in the context
     rule: Rule | None = None
-    verdict: GuardVerdict | None = None
+    verdict: EarlyVerdict | None = None
     content_index: int = 0
 
 
@@ -74,7 +74,7 @@ class RecoveryPlanner:
         )
         self.rules = list(rules)
         self.matcher = RuleMatcher(self.rules, fired)
-        self.guard = EditGuard(session.cwd)
+        self.guard = EditGuard(lambda: session.agent.state.tools)
         self._interrupt: _Interrupt | None = None
         self._cancelled = False
         self._compaction_abort: AbortController | None = None
@@ -120,7 +120,7 @@ class RecoveryPlanner:
             if verdict is not None:
                 content_index = getattr(event, "content_index", 0)
                 self._interrupt = _Interrupt(index, verdict=verdict, content_index=content_index)
-                self.session.emit_soon(EditGuardAbort(verdict.path, verdict.reason))
+                self.session.emit_soon(EditGuardAbort(verdict.subject, verdict.reason))
                 self.session.agent.abort("edit_guard")
 
     def keep_message(self, message: Message) -> bool:

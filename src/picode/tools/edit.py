@@ -13,7 +13,14 @@ from pathlib import Path
 
 from pydantic import Field
 
-from picode.agent.tool import BaseTool, OnUpdate, StrictParams, ToolError, ToolResult
+from picode.agent.tool import (
+    BaseTool,
+    OnUpdate,
+    StreamingCheck,
+    StrictParams,
+    ToolError,
+    ToolResult,
+)
 from picode.ai.abort import AbortSignal
 from picode.tools._diff import unified_diff
 from picode.tools._files import UTF8_BOM, atomic_write
@@ -91,6 +98,11 @@ class EditTool(BaseTool):
 
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
+
+    def streaming_check(self) -> StreamingCheck:
+        from picode.tools.edit_check import EditStreamCheck
+
+        return EditStreamCheck(self.cwd)
 
     async def run(self, args: EditParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
         replacements = _replacements(args)
