@@ -6,11 +6,11 @@ import argparse
 import os
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from picode.ai.models import THINKING_LEVELS, ModelRegistry, ThinkingLevel, UnknownModelError
+from picode.session.startup import Prepared, QuickView
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -28,14 +28,6 @@ TRAILING_PUNCTUATION = ",.;:!?)]}'\""
 
 class LaunchError(Exception):
     """A problem the user must fix before picode can start; printed without a traceback."""
-
-
-@dataclass(slots=True)
-class Prepared:
-    options: Any  # SessionOptions; typed loosely so this module imports no session code early
-    warnings: list[str]
-    #: Problems that changed what picode does (a broken config file): shown as errors.
-    errors: list[str] = field(default_factory=list)
 
 
 def launch(args: argparse.Namespace, *, exit_when_done: bool = False) -> int:
@@ -182,20 +174,6 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         thinking_explicit=args.thinking is not None or thinking_in_ref,
     )
     return Prepared(options, warnings, errors)
-
-
-@dataclass(slots=True)
-class QuickView:
-    """What the first frame shows, read without validating the configuration."""
-
-    cwd: Path
-    model: Any  # picode.ai.models.Model
-    thinking: str
-    theme: str | None
-    config_dir: Path
-    keymap_file: Path
-    #: ``-r`` without an id: the app shows the session picker first.
-    pick_session: bool = False
 
 
 def quick_view(args: argparse.Namespace) -> QuickView:

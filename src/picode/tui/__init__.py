@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from picode.launch import Prepared, QuickView
     from picode.session.options import SessionOptions
+    from picode.session.startup import Prepared, QuickView
     from picode.session.trust import ProjectTrust
 
 

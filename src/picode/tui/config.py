@@ -18,9 +18,9 @@ from picode.tui.widgets.transcript import DEFAULT_MAX_ENTRIES
 
 if TYPE_CHECKING:
     from picode.ai.models import Model
-    from picode.launch import Prepared, QuickView
     from picode.session.agent_session import AgentSession
     from picode.session.options import SessionOptions
+    from picode.session.startup import Prepared, QuickView
     from picode.session.trust import ProjectTrust
 
 

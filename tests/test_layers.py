@@ -1,0 +1,85 @@
+"""The import contract (SPEC §2): layers import downward only.
+
+``ai`` ← ``agent`` ← ``tools`` / ``session`` ← ``tui`` / ``modes``; siblings never import
+each other; the composition root (``cli``, ``launch``) may import anything. Every import
+counts, including those inside functions and under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parents[1] / "src" / "picode"
+RANK = {"ai": 0, "agent": 1, "tools": 2, "session": 2, "tui": 3, "modes": 3}
+#: Known debt, each to be removed by moving the code, never added to.
+ALLOWED = {
+    # The session still builds the coding tools itself; the launcher should compose them.
+    ("session/agent_session.py", "picode.tools"),
+}
+
+
+def imports_of(path: Path) -> list[str]:
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            raise AssertionError(f"{path}: use absolute imports (picode.…)")
+    return found
+
+
+def violations() -> set[tuple[str, str]]:
+    bad: set[tuple[str, str]] = set()
+    for path in SOURCE.rglob("*.py"):
+        parts = path.relative_to(SOURCE).parts
+        layer = parts[0] if len(parts) > 1 else None
+        if layer not in RANK:
+            continue  # the composition root
+        for name in imports_of(path):
+            pieces = name.split(".")
+            if pieces[0] != "picode" or len(pieces) < 2 or pieces[1] == layer:
+                continue
+            target = pieces[1]
+            if target not in RANK or RANK[target] >= RANK[layer]:
+                bad.add(("/".join(parts), name))
+    return bad
+
+
+def test_layers_import_downward_only() -> None:
+    unexpected = sorted(violations() - ALLOWED)
+    assert unexpected == [], "upward or sideways imports:\n" + "\n".join(
+        f"  {where} imports {name}" for where, name in unexpected
+    )
+
+
+def test_known_debt_is_still_debt() -> None:
+    # When the code moves, the exception must go too, or it would hide a new violation.
+    assert violations() >= ALLOWED
+
+
+@pytest.mark.parametrize(
+    ("layer", "source", "bad"),
+    [
+        ("ai", "from picode.agent.tool import ToolError\n", True),
+        ("agent", "def f():\n    import picode.session.config\n", True),
+        ("tools", "from picode.session.paths import Paths\n", True),
+        ("session", "from picode.tui.app import PicodeApp\n", True),
+        ("tui", "from picode.modes.rpc import run_rpc\n", True),
+        ("tui", "from picode.launch import quick_view\n", True),
+        ("tui", "from picode.session.trust import ProjectTrust\n", False),
+        ("tools", "from picode.agent.tool import BaseTool\n", False),
+    ],
+)
+def test_the_checker_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layer: str, source: str, bad: bool
+) -> None:
+    folder = tmp_path / "picode" / layer
+    folder.mkdir(parents=True)
+    (folder / "probe.py").write_text(source, encoding="utf-8")
+    monkeypatch.setattr(f"{__name__}.SOURCE", tmp_path / "picode")
+    assert bool(violations()) is bad
