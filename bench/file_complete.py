@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _stats import Summary, fmt, machine
-from picode.tui.completion.files import FileIndex, rg_binary
+from picode.tools.rg_path import find_rg
+from picode.tui.completion.files import FileIndex
 
 WORDS = (
     "src",
@@ -106,7 +107,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    binary = rg_binary()
+    binary = find_rg()
     if binary is None:
         sys.exit("ripgrep (rg) is needed: install the `ripgrep` package")
     with tempfile.TemporaryDirectory(prefix="picode-bench-") as tmp:

@@ -6,10 +6,10 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from picode.agent.abort import AbortSignal
 from picode.agent.agent import Agent
 from picode.agent.events import AgentEvent, MessageUpdate
 from picode.agent.tool import BaseTool, OnUpdate, StrictParams, ToolResult
+from picode.ai.abort import AbortSignal
 from picode.ai.providers.faux import FauxProvider, FauxScript
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage
 

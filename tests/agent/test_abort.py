@@ -6,7 +6,7 @@ import logging
 import anyio
 import pytest
 
-from picode.agent.abort import AbortController, AbortError, AbortSignal
+from picode.ai.abort import AbortController, AbortError, AbortSignal
 from tests.agent.fakes import WAIT, run
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from picode.agent.abort import AbortSignal
 from picode.agent.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
@@ -13,6 +12,7 @@ from picode.agent.events import (
 )
 from picode.agent.tool import BaseTool, OnUpdate, ToolResult
 from picode.agent.tool_exec import TRUNCATED_TOOL_CALL
+from picode.ai.abort import AbortSignal
 from picode.ai.providers.faux import FauxText, FauxToolCall, FauxTurn, text_turn, tool_turn
 from picode.ai.types import ToolCall, ToolResultMessage
 from tests.agent.fakes import (

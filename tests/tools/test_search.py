@@ -7,7 +7,7 @@ import pytest
 
 from picode.agent.tool import ToolError
 from picode.ai.abort import AbortController
-from picode.tools import _rg
+from picode.tools import rg_path
 from picode.tools.find import FindTool
 from picode.tools.grep import GrepTool
 from picode.tools.ls import LsTool
@@ -135,7 +135,7 @@ def test_search_after_abort_is_an_error(project: Path) -> None:
 
 
 def test_missing_rg_is_explained(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_rg.shutil, "which", lambda _name: None)
+    monkeypatch.setattr(rg_path.shutil, "which", lambda _name: None)
     monkeypatch.setattr(sys, "executable", str(project / "no-venv" / "python"))
     assert "ripgrep" in run_error(GrepTool(project), pattern="foo")
 

@@ -7,12 +7,13 @@ import threading
 import pytest
 
 from picode.ai.providers.faux import FauxText, FauxTurn
-from picode.tui.completion.files import FileIndex, rg_binary
+from picode.tools.rg_path import find_rg
+from picode.tui.completion.files import FileIndex
 from picode.tui.controllers import completion as completion_module
 
 from .conftest import SIZE, TuiHarness, opened, run, send, type_text, wait_until
 
-needs_rg = pytest.mark.skipif(rg_binary() is None, reason="file completion uses rg")
+needs_rg = pytest.mark.skipif(find_rg() is None, reason="file completion uses rg")
 
 
 def test_slash_lists_commands_above_the_editor_and_narrows_as_you_type(tui: TuiHarness) -> None:

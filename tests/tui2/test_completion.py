@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from picode.tools.rg_path import find_rg
 from picode.tui.completion import (
     BUILTIN_COMMANDS,
     CommandRegistry,
@@ -20,12 +21,11 @@ from picode.tui.completion import (
     apply_completion,
     find_trigger,
 )
-from picode.tui.completion.files import rg_binary
 from picode.tui.completion.fuzzy import rank, score
 
 from .conftest import WidgetHost, run, wait_until
 
-needs_rg = pytest.mark.skipif(rg_binary() is None, reason="ripgrep (rg) is not installed")
+needs_rg = pytest.mark.skipif(find_rg() is None, reason="ripgrep (rg) is not installed")
 
 # --- commands -----------------------------------------------------------------------------
 
@@ -298,7 +298,7 @@ def test_file_index_caps_the_number_of_files(tmp_path: Path) -> None:
 
 
 def test_rg_binary_is_found() -> None:
-    found = rg_binary()
+    found = find_rg()
     assert found is None or Path(found).name.startswith("rg")
     assert found is not None or shutil.which("rg") is None
 

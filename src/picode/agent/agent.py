@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
 
-from picode.agent.abort import AbortController
 from picode.agent.events import (
     AgentEnd,
     AgentEvent,
@@ -27,6 +26,7 @@ from picode.agent.events import (
 from picode.agent.loop import AgentLoopConfig, StreamFn, TransformContext, agent_loop
 from picode.agent.tool import AgentTool, ToolResult
 from picode.agent.tool_exec import ToolHooks
+from picode.ai.abort import AbortController
 from picode.ai.models import THINKING_LEVELS, Model, ThinkingLevel
 from picode.ai.stream import StreamOptions, stream_simple
 from picode.ai.types import (

@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from picode.agent.abort import AbortSignal
 from picode.agent.events import (
     AgentEnd,
     AgentStart,
@@ -35,6 +34,7 @@ from picode.agent.tool_exec import (
     ToolHooks,
     execute_tool_calls,
 )
+from picode.ai.abort import AbortSignal
 from picode.ai.builder import ABORTED_MESSAGE, UNTERMINATED_MESSAGE, estimate_usage
 from picode.ai.errors import format_error_message
 from picode.ai.event_stream import AssistantMessageEventStream

@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from picode.agent.abort import AbortController, AbortSignal
 from picode.agent.events import (
     AgentEvent,
     MessageEnd,
@@ -26,6 +25,7 @@ from picode.agent.events import (
     ToolExecutionUpdate,
 )
 from picode.agent.tool import AgentTool, ToolArgumentsError, ToolError, ToolResult
+from picode.ai.abort import AbortController, AbortSignal
 from picode.ai.types import ToolCall, ToolResultMessage
 
 log = logging.getLogger(__name__)

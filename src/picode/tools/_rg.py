@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import shutil
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from picode.agent.tool import ToolError
 from picode.ai.abort import AbortSignal
+from picode.tools.rg_path import find_rg
 
 #: Options every search shares: no user config, .gitignore honoured outside git repos too,
 #: hidden files searched but never .git/, results in a stable order.
@@ -27,12 +25,9 @@ MORE_RESULTS_NOTE = "[{count} more results not shown; narrow the pattern or rais
 
 
 def rg_binary() -> str:
-    found = shutil.which("rg")
+    found = find_rg()
     if found:
         return found
-    beside_python = Path(sys.executable).parent / "rg"
-    if beside_python.is_file() and os.access(beside_python, os.X_OK):
-        return str(beside_python)
     raise ToolError(
         "ripgrep (rg) is not installed; install the `ripgrep` Python package (it ships the "
         "rg binary) or put rg on PATH."

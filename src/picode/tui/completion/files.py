@@ -16,9 +16,7 @@ from __future__ import annotations
 import heapq
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -26,6 +24,8 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from picode.tools.rg_path import find_rg
 
 DEFAULT_MAX_FILES = 300_000
 
@@ -41,17 +41,6 @@ _SEPARATORS = frozenset("/_-. ")
 
 class FileIndexError(RuntimeError):
     """The index could not be built; the message says why."""
-
-
-def rg_binary() -> str | None:
-    found = shutil.which("rg")
-    if found:
-        return found
-    for name in ("rg", "rg.exe"):
-        beside_python = Path(sys.executable).parent / name
-        if beside_python.is_file() and os.access(beside_python, os.X_OK):
-            return str(beside_python)
-    return None
 
 
 @dataclass(slots=True)
@@ -164,7 +153,7 @@ class FileIndex:
             self.on_ready()
 
     def _list_files(self) -> tuple[list[str], bool]:
-        binary = self._rg or rg_binary()
+        binary = self._rg or find_rg()
         if binary is None:
             raise FileIndexError(
                 "File completion needs ripgrep (rg): install the `ripgrep` Python package or "
