@@ -7,8 +7,9 @@ import re
 
 import pytest
 
+from picode.ai.errors import MissingApiKeyError
 from picode.ai.models import Model
-from picode.ai.providers._client import MissingApiKeyError, api_key_env_name, resolve_api_key
+from picode.ai.providers._client import api_key_env_name, resolve_api_key
 from picode.ai.providers._convert import (
     SYNTHETIC_RESULT_TEXT,
     prepare_history,
@@ -189,10 +190,17 @@ def test_api_key_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     model = Model("m", "m", "openai-completions", "my-llm.io")
     assert api_key_env_name("my-llm.io") == "MY_LLM_IO_API_KEY"
     monkeypatch.delenv("MY_LLM_IO_API_KEY", raising=False)
-    monkeypatch.delenv("EXTRA_KEY", raising=False)
     assert resolve_api_key(model, StreamOptions(api_key="given")) == "given"
     assert resolve_api_key(model, StreamOptions(), required=False) is None
-    with pytest.raises(MissingApiKeyError, match="EXTRA_KEY or MY_LLM_IO_API_KEY"):
-        resolve_api_key(model, StreamOptions(), env_names=("EXTRA_KEY",))
+    with pytest.raises(MissingApiKeyError, match="set MY_LLM_IO_API_KEY,"):
+        resolve_api_key(model, StreamOptions())
+    # A packaged provider's variables come from models.json, the conventional name last.
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    gemini = Model("g", "g", "google-generative-ai", "google")
+    with pytest.raises(MissingApiKeyError, match="set GEMINI_API_KEY or GOOGLE_API_KEY,"):
+        resolve_api_key(gemini, StreamOptions())
+    monkeypatch.setenv("GOOGLE_API_KEY", "google-key")
+    assert resolve_api_key(gemini, StreamOptions()) == "google-key"
     monkeypatch.setenv("MY_LLM_IO_API_KEY", "from-env")
     assert resolve_api_key(model, StreamOptions()) == "from-env"

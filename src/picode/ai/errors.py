@@ -14,6 +14,15 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+
+class MissingApiKeyError(ValueError):
+    """No API key was configured for a provider that needs one."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 RETRY_AFTER_NOTE = re.compile(r"\(retry after (\d+(?:\.\d+)?) ?s\)")
 
 _STATUS_TEXT = {

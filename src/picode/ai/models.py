@@ -179,6 +179,12 @@ def _builtin_data() -> dict[str, Any]:
     return data
 
 
+def builtin_key_variables(provider: str) -> tuple[str, ...]:
+    """The environment variables a packaged provider's key is read from (models.json)."""
+    spec = _builtin_data()["providers"].get(provider)
+    return tuple(spec.get("api_key_env", ())) if isinstance(spec, dict) else ()
+
+
 def builtin_registry() -> ModelRegistry:
     """A fresh registry holding the packaged providers and models."""
     data = _builtin_data()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from picode.ai.errors import MissingApiKeyError
 from picode.ai.models import Model, ModelRegistry
-from picode.ai.providers._client import MissingApiKeyError
 from picode.session.auth import AuthStore
 from picode.session.config import api_key_for, base_url_for
 from picode.session.paths import Paths

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from picode.ai.models import Model
+from picode.ai.errors import MissingApiKeyError
+from picode.ai.models import Model, builtin_key_variables
 
 if TYPE_CHECKING:
     from picode.ai.stream import StreamOptions
@@ -19,31 +19,18 @@ if TYPE_CHECKING:
 PLACEHOLDER_API_KEY = "picode-no-key"
 
 
-class MissingApiKeyError(ValueError):
-    """No API key was configured for a provider that needs one."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
 def api_key_env_name(provider: str) -> str:
     """The conventional variable for a provider's key: ``my-llm`` -> ``MY_LLM_API_KEY``."""
     return re.sub(r"[^A-Z0-9]+", "_", provider.upper()).strip("_") + "_API_KEY"
 
 
-def resolve_api_key(
-    model: Model,
-    options: StreamOptions,
-    *,
-    env_names: Sequence[str] = (),
-    required: bool = True,
-) -> str | None:
-    """``options.api_key``, else the first set variable of ``env_names`` and the provider's
-    conventional one; raises ``MissingApiKeyError`` naming them when ``required``."""
+def resolve_api_key(model: Model, options: StreamOptions, *, required: bool = True) -> str | None:
+    """``options.api_key``, else the first set variable of the provider's (models.json) and
+    its conventional one; raises ``MissingApiKeyError`` naming them when ``required``."""
     if options.api_key:
         return options.api_key
-    names = list(dict.fromkeys([*env_names, api_key_env_name(model.provider)]))
+    variables = [*builtin_key_variables(model.provider), api_key_env_name(model.provider)]
+    names = list(dict.fromkeys(variables))
     for name in names:
         value = os.environ.get(name)
         if value:

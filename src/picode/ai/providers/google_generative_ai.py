@@ -94,7 +94,7 @@ def _silence_unknown_enum_warnings() -> None:
 
 
 async def _client(model: Model, options: StreamOptions) -> genai.Client:
-    api_key = resolve_api_key(model, options, env_names=("GEMINI_API_KEY", "GOOGLE_API_KEY"))
+    api_key = resolve_api_key(model, options)
     base_url = base_url_for(model, options)
     headers = request_headers(model, options)
     # The SDK adds its own deadline unless this exact spelling is present.

@@ -56,7 +56,7 @@ async def produce(
 
 
 async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
-    api_key = resolve_api_key(model, options, env_names=("OPENAI_API_KEY",))
+    api_key = resolve_api_key(model, options)
     base_url = base_url_for(model, options)
     headers = request_headers(model, options)
     idle = options.resolved_idle_timeout()
