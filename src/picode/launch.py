@@ -117,6 +117,7 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
     from picode.ai.models import builtin_registry
     from picode.session.config import apply_providers, load_config
     from picode.session.credentials import Credentials
+    from picode.session.model_choice import choose_model
     from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
 
@@ -140,21 +141,21 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
     thinking_in_ref = False
     if model_ref:
         try:
-            resolved = registry.resolve(model_ref)
+            # Keys are checked later, with a message fit for each mode (require_key).
+            choice = choose_model(registry, None, model_ref, thinking=args.thinking)
         except UnknownModelError as exc:
             source = "--model" if args.model else "default_model in config.toml"
             raise LaunchError(f"{exc} (from {source})") from None
-        model = resolved.model
-        if resolved.warning:
-            warnings.append(resolved.warning)
-        thinking_in_ref = bool(args.model) and resolved.thinking is not None
-        thinking = thinking or resolved.thinking
+        model = choice.model
+        warnings.extend(choice.warnings)
+        thinking_in_ref = bool(args.model) and args.thinking is None and choice.thinking is not None
+        thinking = choice.thinking
     else:
         model = pick_default_model(registry, credentials)
     if thinking is None:
         thinking = settings.thinking if settings.thinking in THINKING_LEVELS else "off"
     if not model.reasoning and thinking != "off":
-        if args.thinking or thinking_in_ref:
+        if args.thinking:
             warnings.append(f"{model.ref} does not think; thinking level set to off")
         thinking = "off"
     options = SessionOptions(

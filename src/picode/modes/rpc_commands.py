@@ -140,31 +140,14 @@ async def set_model(server: RpcServer, command: dict[str, Any]) -> Any:
         ref = f"{command['provider']}/{command['model_id']}"
     if not isinstance(ref, str) or not ref.strip():
         raise RpcError("give 'model' as provider/id (or 'provider' and 'model_id')")
-    session = server.session
     try:
-        resolved = session.registry.resolve(ref)
+        choice = server.session.select_model(ref)
     except UnknownModelError as exc:
         raise RpcError(str(exc)) from None
-    session.set_model(resolved.model)
-    if resolved.thinking is not None:
-        session.set_thinking_level(resolved.thinking if resolved.model.reasoning else "off")
-    data = _model_info(resolved.model)
-    warnings = [resolved.warning] if resolved.warning else []
-    if not session.credentials.has_key(resolved.model):
-        warnings.append(_missing_key_warning(session, resolved.model))
-    if warnings:
-        data["warning"] = " ".join(warnings)
+    data = _model_info(choice.model)
+    if choice.warnings:
+        data["warning"] = " ".join(choice.warnings)
     return data
-
-
-def _missing_key_warning(session: Any, model: Model) -> str:
-    from picode.session.credentials import MissingApiKeyError
-
-    try:
-        session.credentials.require(model)
-    except MissingApiKeyError as exc:
-        return str(exc)
-    return ""
 
 
 async def cycle_model(server: RpcServer, command: dict[str, Any]) -> Any:

@@ -55,6 +55,7 @@ from picode.session.events import (
     ThinkingLevelChanged,
 )
 from picode.session.extensions import ExtensionHost
+from picode.session.model_choice import ModelChoice, choose_model
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
 from picode.session.persistence import SessionRecorder
@@ -418,6 +419,16 @@ class AgentSession:
         self.agent.set_model(model)
         self.recorder.record_model(model)
         self.emit_soon(ModelChanged(model.provider, model.id))
+
+    def select_model(self, ref: str) -> ModelChoice:
+        """Switch to ``ref`` (``provider/id[:thinking]``); the choice says what to warn
+        about. Raises ``UnknownModelError``; nothing changes then."""
+        choice = choose_model(self.registry, self.credentials, ref)
+        if choice.model.ref != self.model.ref:
+            self.set_model(choice.model)
+        if choice.thinking is not None:
+            self.set_thinking_level(choice.thinking)
+        return choice
 
     def available_models(self) -> list[Model]:
         """Models whose provider has a key (or needs none), current one first in order."""

@@ -25,7 +25,6 @@ from picode.tui.controllers.session_commands import SessionCommands
 from picode.tui.widgets.info import InfoView
 
 if TYPE_CHECKING:
-    from picode.ai.models import Model
     from picode.session.agent_session import AgentSession
     from picode.tui.app import PicodeApp
 
@@ -147,15 +146,7 @@ class CommandController:
         if not argument:
             await self.pick_model()
             return
-        from picode.ai.models import UnknownModelError
-
-        try:
-            resolved = session.registry.resolve(argument)
-        except UnknownModelError as exc:
-            raise CommandError(str(exc)) from None
-        self._use_model(session, resolved.model)
-        if resolved.thinking is not None:
-            await self.thinking(resolved.thinking)
+        await self._select(session, argument)
 
     async def pick_model(self) -> None:
         """``/model`` and Ctrl+L: every known model, those without a key marked."""
@@ -172,24 +163,26 @@ class CommandController:
         )
         chosen = await self.app.push_screen_wait(picker)
         if chosen is not None:
-            self._use_model(session, chosen)
+            await self._select(session, chosen.ref)
 
-    def _use_model(self, session: AgentSession, model: Model) -> None:
-        if model.ref == session.model.ref:
-            self.app.report(f"Already using {model.ref}.")
-            return
-        session.set_model(model)
-        self.app.report(f"Model: {model.ref}")
-        if not session.credentials.has_key(model):
-            info = session.registry.providers.get(model.provider)
-            names = " or ".join(info.api_key_env) if info is not None else "its API key"
-            self.app.report(
-                f"No API key for {model.provider}: set {names} before starting picode, or "
-                "pick another model (/model). Prompts will fail until then.",
-                "warning",
-            )
-        if not model.reasoning and session.thinking != "off":
-            self.app.report(f"{model.ref} does not think: thinking is off for it.", "info")
+    async def _select(self, session: AgentSession, ref: str) -> None:
+        from picode.ai.models import UnknownModelError
+
+        before = session.model.ref
+        try:
+            choice = session.select_model(ref)
+        except UnknownModelError as exc:
+            raise CommandError(str(exc)) from None
+        if choice.model.ref == before:
+            self.app.report(f"Already using {before}.")
+        else:
+            self.app.report(f"Model: {choice.model.ref}")
+        for warning in choice.warnings:
+            self.app.report(warning, "warning")
+        if choice.thinking is not None:
+            self.app.report(f"Thinking level: {choice.thinking}")
+        if not choice.model.reasoning and session.thinking != "off":
+            self.app.report(f"{choice.model.ref} does not think: thinking is off for it.", "info")
 
     async def thinking(self, argument: str) -> None:
         from picode.ai.models import THINKING_LEVELS
