@@ -62,6 +62,37 @@ def test_known_debt_is_still_debt() -> None:
     assert violations() >= ALLOWED
 
 
+#: The session's parts; front ends reach them only through the session's own methods.
+SESSION_INTERNALS = frozenset({"agent", "recorder", "extensions", "recovery"})
+
+
+def reach_ins(root: Path = SOURCE) -> list[str]:
+    """``x.agent.y`` and the like in the front ends (tui/, modes/)."""
+    found: list[str] = []
+    for layer in ("tui", "modes"):
+        for path in (root / layer).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                inner = node.value if isinstance(node, ast.Attribute) else None
+                if isinstance(inner, ast.Attribute) and inner.attr in SESSION_INTERNALS:
+                    where = f"{path.relative_to(root)}:{node.lineno}"
+                    found.append(f"{where}: .{inner.attr}.{node.attr}")
+    return found
+
+
+def test_front_ends_use_the_session_api_only() -> None:
+    found = reach_ins()
+    assert found == [], "front ends reaching into the session:\n" + "\n".join(found)
+
+
+def test_the_reach_in_check_itself(tmp_path: Path) -> None:
+    (tmp_path / "tui").mkdir()
+    (tmp_path / "modes").mkdir()
+    (tmp_path / "tui" / "a.py").write_text("session.recorder.record_message(m)\n")
+    (tmp_path / "modes" / "b.py").write_text("session.messages\nx = app.session.model\n")
+    assert reach_ins(tmp_path) == ["tui/a.py:1: .recorder.record_message"]
+
+
 @pytest.mark.parametrize(
     ("layer", "source", "bad"),
     [

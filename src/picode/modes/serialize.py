@@ -95,9 +95,9 @@ def _plain(value: Any) -> Any:
 
 def session_header(session: Any) -> dict[str, Any]:
     """The session file's header line; a made-up one (``id`` null) with ``--no-session``."""
-    file = session.recorder.ensure_file()
-    if file is not None:
-        return {**file.header, "path": str(file.path)}
+    header: dict[str, Any] | None = session.session_header()
+    if header is not None:
+        return header
     from picode.session.store_format import FORMAT_VERSION, now_ms
 
     return {

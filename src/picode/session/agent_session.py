@@ -54,13 +54,14 @@ from picode.session.events import (
     SessionSwitched,
     ThinkingLevelChanged,
 )
-from picode.session.extensions import ExtensionHost
+from picode.session.extensions import Command, ExtensionHost
 from picode.session.model_choice import ModelChoice, choose_model
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
 from picode.session.persistence import SessionRecorder
 from picode.session.recovery import RecoveryPlanner
 from picode.session.rules import load_rules
+from picode.session.store import SessionStore
 from picode.session.system_prompt import build_system_prompt, first_line
 
 log = logging.getLogger(__name__)
@@ -229,6 +230,46 @@ class AgentSession:
     @property
     def session_name(self) -> str | None:
         return self.recorder.name
+
+    @property
+    def persistent(self) -> bool:
+        """False with ``--no-session``: nothing is written to disk."""
+        return self.recorder.persistent
+
+    @property
+    def store(self) -> SessionStore:
+        """The saved sessions (for a picker)."""
+        return self.recorder.store
+
+    def session_header(self) -> dict[str, Any] | None:
+        """The session file's header line (the file is created if need be); None when not
+        saved."""
+        file = self.recorder.ensure_file()
+        return None if file is None else {**file.header, "path": str(file.path)}
+
+    @property
+    def extension_commands(self) -> dict[str, Command]:
+        """Slash commands registered by extensions, by name."""
+        return self.extensions.commands
+
+    async def run_extension_command(self, name: str, argument: str) -> bool:
+        """Run ``/name argument``; False when no extension registered ``name``."""
+        return await self.extensions.run_command(name, argument)
+
+    def tool(self, name: str) -> AgentTool | None:
+        """The tool of that name the model can call now, if any."""
+        return next((tool for tool in self.agent.state.tools if tool.name == name), None)
+
+    def add_note(self, text: str) -> None:
+        """Add ``text`` to the context as the person's message without running the model
+        (``!cmd`` output); while picode works it waits as a follow-up. Raises ``OSError``
+        when it cannot be saved (it stays in the context)."""
+        if self._running:
+            self.follow_up(text)
+            return
+        message = UserMessage(text)
+        self.agent.append_message(message)
+        self.recorder.record_message(message)
 
     @property
     def is_running(self) -> bool:

@@ -70,8 +70,8 @@ class CommandController:
         for name in self._extension_names:
             self.registry.remove(name)
         self._extension_names = []
-        self._synced = set(session.extensions.commands)
-        for command in session.extensions.commands.values():
+        self._synced = set(session.extension_commands)
+        for command in session.extension_commands.values():
             try:
                 self.registry.add_extension_command(command.name, command.description)
             except ValueError as exc:
@@ -82,7 +82,7 @@ class CommandController:
     def current(self) -> CommandRegistry:
         """The registry, with commands an extension registered since the last look."""
         session = self.app.session
-        if session is not None and set(session.extensions.commands) != self._synced:
+        if session is not None and set(session.extension_commands) != self._synced:
             self.sync_extensions(session)
         return self.registry
 
@@ -127,7 +127,7 @@ class CommandController:
     ) -> None:
         if command.source == "extension":
             assert session is not None
-            if not await session.extensions.run_command(command.name, argument):
+            if not await session.run_extension_command(command.name, argument):
                 raise CommandError(f"/{command.name} is no longer available.")
             return
         assert command.handler is not None

@@ -38,7 +38,7 @@ class SessionCommands:
             return
         from picode.tui.pickers import SessionPicker
 
-        picker = SessionPicker(session.recorder.store, session.cwd, current_id=session.session_id)
+        picker = SessionPicker(session.store, session.cwd, current_id=session.session_id)
         chosen: SessionSummary | None = await self.app.push_screen_wait(picker)
         if chosen is None:
             return
@@ -107,7 +107,7 @@ class SessionCommands:
             current = session.session_name
             now = f"It is called “{current}”. " if current else ""
             raise CommandError(f"{now}Usage: /name <name>")
-        if not session.recorder.persistent:
+        if not session.persistent:
             raise CommandError("This session is not saved (--no-session), so it cannot be named.")
         session.set_session_name(name)
         self.app.report(f"Session named “{name}”.")
@@ -150,7 +150,7 @@ def session_lines(session: AgentSession) -> list[str | tuple[str, str]]:
     path = session.session_file_path
     if path is not None:
         where = str(path)
-    elif session.recorder.persistent:
+    elif session.persistent:
         where = "not written yet (the file appears with the first message)"
     else:
         where = "not saved (--no-session)"

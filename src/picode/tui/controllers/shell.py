@@ -98,10 +98,9 @@ class ShellRunner:
 
     def _bash_tool(self) -> AgentTool:
         session = self._session()
-        if session is not None:
-            for tool in session.agent.state.tools:
-                if tool.name == "bash":
-                    return tool
+        found = session.tool("bash") if session is not None else None
+        if found is not None:
+            return found
         from picode.tools.bash import BashTool
 
         return BashTool(self.cwd)
@@ -111,15 +110,7 @@ class ShellRunner:
         if session is None:
             self._report("The session is not open yet; the output was not added.", "warning")
             return
-        text = context_text(command, result.text_content)
-        if session.is_running:
-            session.follow_up(text)
-            return
-        from picode.ai.types import UserMessage
-
-        message = UserMessage(text)
-        session.agent.append_message(message)
         try:
-            session.recorder.record_message(message)
+            session.add_note(context_text(command, result.text_content))
         except OSError as exc:
             self._report(f"Could not save the session: {exc}", "error")
