@@ -102,7 +102,6 @@ class ErrorEvent:
 
 
 DeltaEvent: TypeAlias = TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent
-TerminalEvent: TypeAlias = DoneEvent | ErrorEvent
 AssistantMessageEvent: TypeAlias = (
     StartEvent
     | TextStartEvent
