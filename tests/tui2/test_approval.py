@@ -169,7 +169,7 @@ def test_ask_approval_mounts_waits_removes_and_gives_focus_back() -> None:
             await wait_until(pilot, lambda: len(app.query(ApprovalPrompt)) == 1)
             prompt = app.query_one(ApprovalPrompt)
             await wait_until(pilot, lambda: prompt.shown_at is not None)
-            assert prompt.has_focus
+            await wait_until(pilot, lambda: prompt.has_focus)  # focus lands a frame later
             clock.advance(1)
             await pilot.press("y")
             assert await asking == ApprovalDecision("yes")
