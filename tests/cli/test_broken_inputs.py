@@ -162,3 +162,26 @@ def test_rpc_reports_a_failed_save_as_an_error_event(wire: WireServer, picode: P
         assert child.wait() == 0
     finally:
         child.stop()
+
+
+def test_a_key_without_a_known_shape_never_reaches_the_session_file(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    import stat
+
+    api = use(AnthropicDriver(), wire, picode)
+    key = "corp-gateway-token-5a7c9e"
+    wire.enqueue(api.text(f"Your key is {key}, keep it safe."))
+
+    result = picode.run(
+        "-p", f"is {key} my key?", "--model", api.model, env={api.key_env or "": key}
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert key in result.stdout  # the answer itself is the person's to see
+    [session_file] = picode.session_files()
+    saved = session_file.read_text(encoding="utf-8")
+    assert key not in saved
+    assert "[redacted]" in saved
+    assert stat.S_IMODE(session_file.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(session_file.stat().st_mode) == 0o600

@@ -193,3 +193,28 @@ def test_export_paths_for_names_folders_and_relative_paths(tmp_path: Path) -> No
 def test_export_to_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match=r"Cannot export to .*missing: the folder does not exist"):
         export_session(FakeSession(tmp_path), tmp_path / "missing" / "x.html")
+
+
+def test_exports_are_private_and_carry_no_known_key(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from picode.ai.types import UserMessage
+    from picode.session.secrets import remember_secret
+
+    remember_secret("plain-local-token-93f1")  # shaped like no known key format
+    existing = tmp_path / "picode-session-0123abcd.md"
+    existing.write_text("old", encoding="utf-8")
+    os.chmod(existing, 0o644)
+    leaky = [
+        UserMessage("my token is plain-local-token-93f1 and sk-ant-api03-" + "a" * 40),
+        *conversation(),
+    ]
+    html_path, md_path = export_session(FakeSession(tmp_path, messages=leaky))
+    for path in (html_path, md_path):
+        text = path.read_text(encoding="utf-8")
+        assert "plain-local-token-93f1" not in text
+        assert "sk-ant-api03-aaaa" not in text
+        assert "[redacted]" in text
+        if os.name == "posix":
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -99,6 +99,7 @@ class AgentSession:
         self.settings = options.settings
         self.registry = options.registry
         self.credentials = Credentials(options.registry, options.paths)
+        self.credentials.remember_all()
         self._listeners: list[Listener] = []
         self._early_notices: list[Notice] = []
         #: Why the last write to the session file failed; None while everything is saved.

@@ -10,6 +10,7 @@ from picode.ai.models import Model, ModelRegistry
 from picode.session.auth import AuthStore
 from picode.session.config import api_key_for, base_url_for
 from picode.session.paths import Paths
+from picode.session.secrets import remember_secret
 
 __all__ = ["Credentials", "MissingApiKeyError"]
 
@@ -31,7 +32,14 @@ class Credentials:
         tries ``<PROVIDER>_API_KEY`` and, for a server on this machine, needs none."""
         if model.provider not in self.registry.providers:
             return None
-        return api_key_for(self.registry, model.provider, self.env, self.auth) or None
+        key = api_key_for(self.registry, model.provider, self.env, self.auth) or None
+        remember_secret(key)
+        return key
+
+    def remember_all(self) -> None:
+        """Remember every provider's key, used or not, so none is written anywhere."""
+        for provider in self.registry.providers:
+            remember_secret(api_key_for(self.registry, provider, self.env, self.auth))
 
     def has_key(self, model: Model) -> bool:
         return not self._needs_key(model) or bool(self.api_key(model))

@@ -244,7 +244,8 @@ class SessionFile:
         buffer = b"".join([prefix, *chunks])
         try:
             if self._fd is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # Sessions hold everything the model read: only the user may list them.
+                self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 self._fd = os.open(self.path, _OPEN_FLAGS, SESSION_FILE_MODE)
                 self._closer = weakref.finalize(self, os.close, self._fd)
             view = memoryview(buffer)

@@ -18,6 +18,7 @@ from typing import Any
 
 from picode.ai.text_repair import has_surrogates, repair_tree
 from picode.ai.types import Message, TextContent, UserMessage
+from picode.session.secrets import mask_known
 
 FORMAT_VERSION = 1
 ENTRY_TYPES = frozenset(
@@ -170,10 +171,13 @@ REDACTED = "[redacted]"
 
 
 def redact_secrets(text: str) -> tuple[str, int]:
-    """Replace anything shaped like an API key; the JSON stays valid (keys need no escaping)."""
+    """Replace the keys picode knows and anything shaped like an API key; the JSON stays
+    valid (keys need no escaping)."""
+    text, known = mask_known(text, REDACTED)
     if "sk-" not in text and "AIza" not in text:
-        return text, 0
-    return _SECRET.subn(REDACTED, text)
+        return text, known
+    text, shaped = _SECRET.subn(REDACTED, text)
+    return text, known + shaped
 
 
 # --- compaction summaries --------------------------------------------------------------

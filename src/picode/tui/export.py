@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from picode.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from picode.session.store_format import redact_secrets
 from picode.tui.widgets.tool_render import key_argument
 
 _TITLE_CHARS = 80
@@ -436,6 +438,15 @@ def export_paths(session: ExportableSession, path: Path | None) -> tuple[Path, P
     return base.with_name(base.name + ".html"), base.with_name(base.name + ".md")
 
 
+def write_private(target: Path, content: str) -> None:
+    """An export holds the whole conversation: readable by the user alone (0600)."""
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        if os.name == "posix":
+            os.fchmod(handle.fileno(), 0o600)  # an existing file keeps its mode otherwise
+        handle.write(content)
+
+
 def export_session(
     session: ExportableSession, path: Path | None = None, *, now: float | None = None
 ) -> tuple[Path, Path]:
@@ -456,7 +467,7 @@ def export_session(
         (md_path, export_markdown(messages, meta)),
     ):
         try:
-            target.write_text(content, encoding="utf-8")
+            write_private(target, redact_secrets(content)[0])
         except OSError as exc:
             raise ExportError(f"Cannot write {target}: {exc.strerror or exc}") from None
     return html_path, md_path
