@@ -232,3 +232,65 @@ def test_cancelling_the_call_kills_the_group(tmp_path: Path) -> None:
         return pgid
 
     assert wait_until_group_gone(asyncio.run(scenario()))
+
+
+def test_the_full_output_log_is_capped_keeping_head_and_tail() -> None:
+    from picode.tools._output import OutputCapture
+
+    capture = OutputCapture(max_lines=10, max_bytes=100, log_cap=1000)
+    for index in range(200):
+        capture.feed(f"line {index:04d}\n".encode())  # 10 bytes a line, 2000 in all
+    tail = capture.render()
+    assert tail.truncated
+    capture.close(keep_log=True)
+    assert capture.log_path is not None
+    log = Path(capture.log_path)
+    try:
+        data = log.read_bytes()
+        assert data.startswith(b"line 0000\n")
+        assert b"bytes left out: the log keeps the first" in data
+        assert data.endswith(b"line 0199\n")
+        assert len(data) < 2000
+    finally:
+        log.unlink()
+
+
+def test_a_command_without_timeout_stops_at_the_default(tmp_path: Path) -> None:
+    result = asyncio.run(
+        asyncio.wait_for(call(BashTool(tmp_path, default_timeout_s=0.5), command="sleep 30"), WAIT)
+    )
+    assert result.details["timed_out"] is True
+    assert "timed out after 0.5 s" in result.text_content
+
+
+def test_an_unwritable_temp_folder_is_said_instead_of_a_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-folder"))
+    result = run(BashTool(tmp_path), command="seq 1 5000")
+    assert result.details["truncated"] is True
+    assert "Full output: None" not in result.text_content
+    assert "The full output was not kept: the full output could not be saved" in (
+        result.text_content
+    )
+
+
+def test_old_logs_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+    import time
+
+    from picode.tools._output import LOG_MAX_AGE_S, prune_old_logs
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    old = tmp_path / "picode-bash-old.log"
+    new = tmp_path / "picode-bash-new.log"
+    other = tmp_path / "someone-else.log"
+    for path in (old, new, other):
+        path.write_text("x")
+    stale = time.time() - LOG_MAX_AGE_S - 60
+    os.utime(old, (stale, stale))
+    os.utime(other, (stale, stale))
+    assert prune_old_logs() == 1
+    assert not old.exists() and new.exists() and other.exists()

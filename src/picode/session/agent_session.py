@@ -141,7 +141,9 @@ class AgentSession:
             self._notice(problem, "warning", "extensions")
         from picode.tools import coding_tools
 
-        tools: list[AgentTool] = coding_tools(self.cwd, names=options.tools)
+        tools: list[AgentTool] = coding_tools(
+            self.cwd, names=options.tools, bash_timeout_s=self.settings.bash.default_timeout_s
+        )
         tools.extend(options.extra_tools)
         taken = {tool.name for tool in tools}
         for tool in self.extensions.tools:

@@ -78,6 +78,11 @@ class EditGuardSettings(_Section):
     enabled: bool = True
 
 
+class BashSettings(_Section):
+    #: Seconds a command may run when the model gives no timeout; 0 = no limit.
+    default_timeout_s: float = Field(default=600, ge=0)
+
+
 def _text_only() -> list[Literal["text", "image"]]:
     return ["text"]
 
@@ -114,6 +119,7 @@ class Settings(_Section):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     ttsr: TtsrSettings = Field(default_factory=TtsrSettings)
     edit_guard: EditGuardSettings = Field(default_factory=EditGuardSettings)
+    bash: BashSettings = Field(default_factory=BashSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
     steering_mode: QueueMode = "one-at-a-time"
     follow_up_mode: QueueMode = "one-at-a-time"

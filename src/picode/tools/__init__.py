@@ -43,12 +43,19 @@ __all__ = [
 ]
 
 
-def coding_tools(cwd: Path, *, names: Sequence[str] | None = None) -> list[AgentTool]:
-    """Tools working in ``cwd``, in the order of ``names`` (default: all, ``ALL_TOOL_NAMES``)."""
+def coding_tools(
+    cwd: Path, *, names: Sequence[str] | None = None, bash_timeout_s: float | None = None
+) -> list[AgentTool]:
+    """Tools working in ``cwd``, in the order of ``names`` (default: all, ``ALL_TOOL_NAMES``);
+    ``bash_timeout_s``: bash's limit when the model gives none (None: its default)."""
     wanted = ALL_TOOL_NAMES if names is None else tuple(dict.fromkeys(names))
     unknown = [name for name in wanted if name not in _FACTORIES]
     if unknown:
         raise ValueError(
             f"Unknown tool name(s): {', '.join(unknown)}. Known: {', '.join(ALL_TOOL_NAMES)}."
         )
-    return [_FACTORIES[name](cwd) for name in wanted]
+    tools = [_FACTORIES[name](cwd) for name in wanted]
+    for tool in tools:
+        if isinstance(tool, BashTool) and bash_timeout_s is not None:
+            tool.default_timeout_s = bash_timeout_s
+    return tools

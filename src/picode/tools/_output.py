@@ -9,9 +9,35 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import BinaryIO
+
+LOG_PREFIX = "picode-bash-"
+#: A log stops growing here (the head is kept, the tail is appended at close): ``yes`` for
+#: a minute must not fill the disk.
+LOG_CAP_BYTES = 50 * 1024 * 1024
+#: Logs older than this are removed when a bash tool is created.
+LOG_MAX_AGE_S = 3 * 24 * 3600
+
+
+def prune_old_logs(now: float | None = None) -> int:
+    """Remove picode's bash logs older than ``LOG_MAX_AGE_S``; how many went."""
+    folder = tempfile.gettempdir()
+    cutoff = (time.time() if now is None else now) - LOG_MAX_AGE_S
+    removed = 0
+    try:
+        names = [name for name in os.listdir(folder) if name.startswith(LOG_PREFIX)]
+    except OSError:
+        return 0
+    for name in names:
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_mtime < cutoff:
+                os.unlink(path)
+                removed += 1
+    return removed
 
 
 @dataclass(slots=True)
@@ -22,9 +48,12 @@ class RenderedTail:
 
 
 class OutputCapture:
-    def __init__(self, max_lines: int, max_bytes: int) -> None:
+    def __init__(self, max_lines: int, max_bytes: int, log_cap: int = LOG_CAP_BYTES) -> None:
         self.max_lines = max_lines
         self.max_bytes = max_bytes
+        self.log_cap = log_cap
+        self._logged = 0
+        self._log_skipped = 0
         self.total_bytes = 0
         self.total_newlines = 0
         self.log_path: str | None = None
@@ -53,10 +82,7 @@ class OutputCapture:
             self._spilled = True
             self._open_log()
         if self._log is not None:
-            try:
-                self._log.write(chunk)
-            except OSError as exc:
-                self._log_failed(exc)
+            self._write_log(chunk)
         self._tail.append(chunk)
         self._tail_bytes += len(chunk)
         if self._spilled:
@@ -67,12 +93,28 @@ class OutputCapture:
 
     def _open_log(self) -> None:
         try:
-            fd, self.log_path = tempfile.mkstemp(prefix="picode-bash-", suffix=".log")
+            fd, self.log_path = tempfile.mkstemp(prefix=LOG_PREFIX, suffix=".log")
             self._log = os.fdopen(fd, "wb")
-            for chunk in self._tail:
-                self._log.write(chunk)
         except OSError as exc:
             self._log_failed(exc)
+            return
+        for chunk in self._tail:
+            self._write_log(chunk)
+
+    def _write_log(self, chunk: bytes) -> None:
+        assert self._log is not None
+        room = self.log_cap - self._logged
+        if room <= 0:
+            self._log_skipped += len(chunk)
+            return
+        part = chunk[:room]
+        self._log_skipped += len(chunk) - len(part)
+        try:
+            self._log.write(part)
+        except OSError as exc:
+            self._log_failed(exc)
+            return
+        self._logged += len(part)
 
     def _log_failed(self, exc: OSError) -> None:
         # Memory stays bounded regardless; only the full copy on disk is lost.
@@ -103,6 +145,15 @@ class OutputCapture:
 
     def close(self, *, keep_log: bool) -> None:
         if self._log is not None:
+            if keep_log and self._log_skipped:
+                # Head and tail: the middle past the cap is left out, and says so.
+                tail = b"".join(self._tail)
+                appended = tail[-min(len(tail), self._log_skipped) :]
+                left_out = self._log_skipped - len(appended)
+                marker = f"\n[… {left_out} bytes left out: the log keeps the first "
+                marker += f"{self.log_cap // (1024 * 1024)} MB and the last part …]\n"
+                with contextlib.suppress(OSError):
+                    self._log.write(marker.encode() + appended)
             self._log.close()
             self._log = None
         if not keep_log and self.log_path is not None:

@@ -24,13 +24,15 @@ from pydantic import Field
 from picode.agent.tool import BaseTool, OnUpdate, StrictParams, ToolError, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.tools._files import format_size
-from picode.tools._output import OutputCapture
+from picode.tools._output import OutputCapture, prune_old_logs
 from picode.tools._process import signal_group, terminate_group
 
 log = logging.getLogger(__name__)
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
+#: Without a timeout from the model (configurable: [bash] default_timeout_s).
+DEFAULT_TIMEOUT_S = 600.0
 UPDATE_INTERVAL_SECONDS = 0.1
 #: After the group is dead the pipe should close at once; a detached process may keep it open.
 _DRAIN_SECONDS = 1.0
@@ -40,7 +42,8 @@ Run a shell command in the working folder and return its output (stdout and stde
 merged). stdin is empty, so interactive prompts get end-of-file: pass flags such as --yes \
 or --no-pager instead. Output longer than {MAX_LINES} lines or {MAX_BYTES // 1024} kB is \
 cut to its last part and the full output is saved to a file whose path is given. A non-zero \
-exit code is reported. timeout (seconds, optional, no limit by default) stops the command. \
+exit code is reported. timeout (seconds, optional) stops the command; without it the command \
+is stopped after a default limit (usually {DEFAULT_TIMEOUT_S:g} s). \
 The command and everything it started, including background jobs, are stopped when it \
 finishes, times out or is aborted; do not use it for servers meant to keep running."""
 
@@ -113,11 +116,16 @@ class BashTool(BaseTool):
         shell: str | None = None,
         max_lines: int = MAX_LINES,
         max_bytes: int = MAX_BYTES,
+        default_timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self.cwd = cwd
         self.shell = shell
         self.max_lines = max_lines
         self.max_bytes = max_bytes
+        #: Applied when the model gives no timeout: a command that never ends must not
+        #: hold the turn forever. 0 = no limit.
+        self.default_timeout_s = default_timeout_s
+        prune_old_logs()
 
     async def run(self, args: BashParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
         if not args.command.strip():
@@ -167,7 +175,7 @@ class BashTool(BaseTool):
             waiters: set[asyncio.Future[Any]] = {command.exited, stopped}
             done, _ = await asyncio.wait(
                 waiters,
-                timeout=args.timeout,
+                timeout=self._timeout(args),
                 return_when=asyncio.FIRST_COMPLETED,
             )
             if not done and not stop_reason:
@@ -191,7 +199,7 @@ class BashTool(BaseTool):
         returncode = transport.get_returncode()
         assert returncode is not None
         reason = stop_reason[0] if stop_reason else None
-        return self._final(capture, returncode, reason, args.timeout, leftovers)
+        return self._final(capture, returncode, reason, self._timeout(args), leftovers)
 
     def _partial(self, capture: OutputCapture) -> ToolResult:
         tail = capture.render()
@@ -204,6 +212,11 @@ class BashTool(BaseTool):
                 "total_lines": capture.total_lines,
             },
         )
+
+    def _timeout(self, args: BashParams) -> float | None:
+        if args.timeout is not None:
+            return args.timeout
+        return self.default_timeout_s or None
 
     def _final(
         self,
@@ -220,7 +233,11 @@ class BashTool(BaseTool):
             parts.append(
                 f"[Output truncated: showing the last {tail.shown_lines} of "
                 f"{capture.total_lines} lines ({format_size(capture.total_bytes)} in all). "
-                f"Full output: {capture.log_path}]"
+                + (
+                    f"Full output: {capture.log_path}]"
+                    if capture.log_path
+                    else f"The full output was not kept: {capture.log_error or 'unknown'}.]"
+                )
             )
         signal_name = _signal_name(-returncode) if returncode < 0 else None
         if reason == "timeout":
