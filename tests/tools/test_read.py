@@ -220,3 +220,23 @@ def test_invalid_arguments_are_rejected_by_the_schema(tmp_path: Path) -> None:
 
     with pytest.raises(ToolArgumentsError, match="offset"):
         ReadTool(tmp_path).validate({"path": "a", "offset": 0})
+
+
+def test_a_huge_single_line_file_is_read_with_bounded_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    size = 64 * 1024 * 1024
+    with (tmp_path / "one-line.min.js").open("wb") as handle:
+        for _ in range(size // (1024 * 1024)):
+            handle.write(b"a" * (1024 * 1024))
+    tracemalloc.start()
+    try:
+        result = run(ReadTool(tmp_path), path="one-line.min.js")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    text = result.text_content
+    assert text.startswith("a" * MAX_LINE_CHARS + "…")
+    assert "more characters and 63.0 MB more]" in text
+    assert result.details["total_lines"] == 1
+    assert peak < 16 * 1024 * 1024  # the whole line would be 64 MB, decoded several times that

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -25,6 +26,9 @@ from picode.tools._paths import display_path, missing_path_error, resolve_path
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
 MAX_LINE_CHARS = 2000
+#: At most this much of one line is held in memory; the rest is only counted (a 200 MB
+#: minified file is one line).
+LINE_READ_CAP = 1024 * 1024
 #: Providers reject larger images (Anthropic's limit); there is no resizer here.
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 
@@ -119,14 +123,14 @@ def read_text_window(handle: BinaryIO, start: int, limit: int | None) -> TextWin
     used_bytes = 0
     line_number = 0
     stopped_early = False
-    for raw in handle:
+    for raw, left_out in _bounded_lines(handle):
         line_number += 1
         if line_number < start:
             continue
         if len(lines) >= wanted:
             stopped_early = True
             break
-        text = _decode_line(raw, first=line_number == 1)
+        text = _decode_line(raw, first=line_number == 1, left_out_bytes=left_out)
         cost = len(text.encode("utf-8", "replace")) + 1
         if lines and used_bytes + cost > MAX_BYTES:
             stopped_early = True
@@ -137,11 +141,29 @@ def read_text_window(handle: BinaryIO, start: int, limit: int | None) -> TextWin
     return TextWindow(lines, start, total)
 
 
-def _decode_line(raw: bytes, *, first: bool) -> str:
+def _bounded_lines(handle: BinaryIO) -> Iterator[tuple[bytes, int]]:
+    """Each line's first ``LINE_READ_CAP`` bytes, and how many bytes of it were skipped."""
+    while raw := handle.readline(LINE_READ_CAP):
+        skipped = 0
+        if not raw.endswith(b"\n"):
+            while chunk := handle.readline(LINE_READ_CAP):
+                skipped += len(chunk)
+                if chunk.endswith(b"\n"):
+                    break
+        yield raw, skipped
+
+
+def _decode_line(raw: bytes, *, first: bool, left_out_bytes: int = 0) -> str:
     text = raw.decode("utf-8", "replace").rstrip("\n").removesuffix("\r")
     if first:
         text = text.removeprefix("\ufeff")
-    if len(text) > MAX_LINE_CHARS:
+    if left_out_bytes:
+        cut = len(text) - MAX_LINE_CHARS
+        text = (
+            f"{text[:MAX_LINE_CHARS]}… [line truncated: {cut} more characters and "
+            f"{format_size(left_out_bytes)} more]"
+        )
+    elif len(text) > MAX_LINE_CHARS:
         cut = len(text) - MAX_LINE_CHARS
         text = f"{text[:MAX_LINE_CHARS]}… [line truncated: {cut} more characters]"
     return text
