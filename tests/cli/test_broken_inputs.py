@@ -185,3 +185,28 @@ def test_a_key_without_a_known_shape_never_reaches_the_session_file(
     assert "[redacted]" in saved
     assert stat.S_IMODE(session_file.parent.stat().st_mode) == 0o700
     assert stat.S_IMODE(session_file.stat().st_mode) == 0o600
+
+
+def test_a_second_picode_on_the_same_session_is_refused(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = use(AnthropicDriver(), wire, picode)
+    wire.enqueue(api.text("First."), api.text("After the other one quit."))
+    assert picode.run("-p", "start", "--model", api.model).returncode == 0
+
+    holder = picode.start("--mode", "rpc", "-c", "--model", api.model)
+    try:
+        holder.send({"type": "get_state"})
+        holder.response("get_state")  # it has the session open now
+        second = picode.run("-p", "-c", "me too", "--model", api.model)
+        assert second.returncode == 1
+        assert f"is open in another picode (pid {holder.process.pid})" in second.stderr
+    finally:
+        holder.close_stdin()
+        assert holder.wait() == 0
+
+    third = picode.run("-p", "-c", "now?", "--model", api.model)
+    assert third.returncode == 0, third.stderr
+    assert third.stdout == "After the other one quit.\n"
+    entries = picode.session_entries()
+    assert sum(1 for e in entries if e["type"] == "message") == 4  # nothing from the refused run

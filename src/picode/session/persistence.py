@@ -15,6 +15,7 @@ from typing import Any
 from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
+from picode.session.session_lock import SessionInUseError, SessionLock
 from picode.session.store import BranchMessages, SessionFile, SessionStore
 
 #: Load warnings listed one by one; the rest are counted.
@@ -83,6 +84,7 @@ class SessionRecorder:
         self._display: list[Message] = []
         self._model: Model | None = None
         self._thinking: str | None = None
+        self._lock: SessionLock | None = None
 
     # --- opening -------------------------------------------------------------------------
 
@@ -91,6 +93,7 @@ class SessionRecorder:
         self._display = []
         self._restored = None
         self.persistent = spec is not None
+        self._unlock()
         self.file = None
         if spec is None or spec == "new":
             return Restored()
@@ -103,7 +106,17 @@ class SessionRecorder:
             self.file = self.store.open(Path(spec), given=True)
         else:
             self.file = self.store.resume(str(spec), self.cwd)
+        try:
+            self._lock = SessionLock.acquire(self.file.path)
+        except SessionInUseError:
+            self.file = None
+            raise
         return self._restore(self.file)
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def _restore(self, file: SessionFile) -> Restored:
         context = file.build_context()
@@ -148,6 +161,8 @@ class SessionRecorder:
             self.open("new")
             return Restored(), text
         self.file = self.store.fork(self.file, entry.parent_id)
+        self._unlock()
+        self._lock = SessionLock.acquire(self.file.path)
         self._entry_ids.clear()
         self._display = []  # the new file holds the branch; what was recorded here is not on it
         return self._restore(self.file), text
@@ -162,6 +177,7 @@ class SessionRecorder:
             return None
         if self.file is None:
             self.file = self.store.create(self.cwd)
+            self._lock = SessionLock.acquire(self.file.path)
             if self._model is not None:
                 self.file.append_model_change(self._model.provider, self._model.id)
             if self._thinking is not None:
@@ -228,6 +244,7 @@ class SessionRecorder:
         close = getattr(self.file, "close", None)
         if callable(close):
             close()
+        self._unlock()
 
     # --- reading -------------------------------------------------------------------------
 
