@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
@@ -35,6 +36,7 @@ from picode.tui.widgets.status import StatusLine
 from picode.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
     from textual.widgets import OptionList, TextArea
 
     from picode.session.agent_session import AgentSession
@@ -143,6 +145,16 @@ class PicodeApp(App[int]):
         )
 
     # --- layout and start-up ---------------------------------------------------------
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, but on POSIX one whose Esc is not held for 100 ms (tui/driver.py)."""
+        from textual import constants
+
+        if constants.DRIVER is not None or os.name != "posix":
+            return super().get_driver_class()
+        from picode.tui.driver import PromptEscDriver
+
+        return PromptEscDriver
 
     def compose(self) -> ComposeResult:
         yield self.transcript
