@@ -5,7 +5,7 @@ handler runs, for Textual's own Linux driver and for picode's (tui/driver.py), i
 
 Each run starts a minimal Textual app in a pty (the same app for both drivers, so only the
 input path differs), waits until it is ready, writes ``\\x1b`` and times until the app
-reports the Escape key on a pipe. ESCDELAY is 25 ms as picode sets it.
+reports the Escape key on a pipe. ESCDELAY is 10 ms as picode sets it.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ Probe().run()
 def one(driver: str) -> float:
     read_end, write_end = os.pipe()
     master, slave = pty.openpty()
-    env = {**os.environ, "ESCDELAY": "25", "TERM": "xterm-256color"}
+    env = {**os.environ, "ESCDELAY": "10", "TERM": "xterm-256color"}
     child = subprocess.Popen(
         [sys.executable, "-c", APP, driver, str(write_end)],
         stdin=slave,

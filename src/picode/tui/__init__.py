@@ -12,6 +12,10 @@ if TYPE_CHECKING:
     from picode.session.trust import ProjectTrust
 
 
+#: How long a lone ESC byte waits for the rest of a possible escape sequence.
+ESCDELAY_MS = "10"
+
+
 def run_tui(
     options: SessionOptions,
     *,
@@ -26,8 +30,9 @@ def run_tui(
     """
     # Esc is also the first byte of every escape sequence, so Textual waits ESCDELAY ms to
     # tell them apart; its 100 ms default is felt on every interrupt. Terminals send a key's
-    # sequence in one write, so 25 ms is plenty. Read when Textual is imported: set it first.
-    os.environ.setdefault("ESCDELAY", "25")
+    # sequence in one write, so 10 ms (tmux's own default since 3.5) is plenty. Read when
+    # Textual is imported: set it first.
+    os.environ.setdefault("ESCDELAY", ESCDELAY_MS)
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
     from picode.tui.terminal_keys import enable_alt_enter
@@ -52,7 +57,7 @@ def run_tui_deferred(
     """Like ``run_tui``, but the first frame comes from ``view`` and ``prepare`` (full
     configuration, model resolution, session options) runs after it, off the event loop,
     once the folder's trust is settled (``assess_trust``; the person is asked if need be)."""
-    os.environ.setdefault("ESCDELAY", "25")
+    os.environ.setdefault("ESCDELAY", ESCDELAY_MS)
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
     from picode.tui.terminal_keys import enable_alt_enter
