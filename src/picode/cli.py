@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from picode import __version__
+from picode.ai.text_repair import repair_os_text
 
 THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh")
 
@@ -91,7 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(list(argv) if argv is not None else None)
+    words = sys.argv[1:] if argv is None else list(argv)
+    # Undecodable bytes arrive as lone surrogates; repaired here, they cannot reach a
+    # request or the session file.
+    args = parser.parse_args([repair_os_text(word) for word in words])
     if args.continue_session and (args.resume is not None or args.session):
         parser.error("-c/--continue cannot be combined with --resume or --session")
     if args.no_session and (args.continue_session or args.resume is not None or args.session):

@@ -26,7 +26,8 @@ from picode.agent.events import (
     ToolExecutionUpdate,
 )
 from picode.agent.tool import AgentTool, ToolArgumentsError, ToolError, ToolResult
-from picode.ai.types import ToolCall, ToolResultMessage
+from picode.ai.text_repair import has_surrogates, repair_text, repair_tree
+from picode.ai.types import TextContent, ToolCall, ToolResultMessage
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +195,19 @@ class _ToolRun:
                 replacement = None
             if replacement is not None:
                 result = replacement
+        return _repaired(result)
+
+
+def _repaired(result: ToolResult) -> ToolResult:
+    """File names and outputs may carry undecodable bytes as lone surrogates; the result
+    goes to the model and into the session file, both UTF-8 only."""
+    if not any(isinstance(b, TextContent) and has_surrogates(b.text) for b in result.content):
         return result
+    content = [
+        TextContent(repair_text(b.text)) if isinstance(b, TextContent) else b
+        for b in result.content
+    ]
+    return ToolResult(content, repair_tree(result.details), result.is_error)
 
 
 async def execute_tool_calls(

@@ -18,6 +18,7 @@ from picode.ai.types import AssistantMessage
 from picode.modes.output import LineWriter, warn
 from picode.modes.serialize import event_to_dict, session_header
 from picode.session.events import (
+    SAVE_FAILED_SOURCE,
     AutoRetryEnd,
     AutoRetryStart,
     CompactionEnd,
@@ -103,7 +104,13 @@ async def _run(options: Any, prompt: str, json_events: bool) -> int:
     interrupts.install()
     if json_events:
         out.json(session_header(session))
-        session.subscribe(lambda event: out.json(event_to_dict(event)))
+
+        def on_event(event: Any) -> None:
+            out.json(event_to_dict(event))
+            # stdout is for the reading program; a person watching sees what went wrong.
+            report_notice(event)
+
+        session.subscribe(on_event)
     else:
         session.subscribe(report_progress)
     try:
@@ -117,7 +124,11 @@ async def _run(options: Any, prompt: str, json_events: bool) -> int:
     if interrupts.exit_code is not None:
         warn(_saved_note("interrupted", session))
         return interrupts.exit_code
-    return _finish(session, out, print_text=not json_events)
+    code = _finish(session, out, print_text=not json_events)
+    if session.save_error is not None:
+        warn(f"error: the conversation was not saved: {session.save_error}")
+        return EXIT_ERROR
+    return code
 
 
 def _finish(session: Any, out: LineWriter, *, print_text: bool) -> int:
@@ -180,8 +191,14 @@ def report_progress(event: Any) -> None:
             warn(f"stream rule '{rule}' matched; retrying the turn with its reminder")
         case EditGuardAbort(path=path, reason=reason):
             warn(f"edit of {path} stopped early: {reason}")
-        case Notice(level=level, text=text) if level != "info":
-            warn(f"{level}: {text}")
+        case Notice():
+            report_notice(event)
+
+
+def report_notice(event: Any) -> None:
+    # A failed save is reported once more, last, with the exit code it causes.
+    if isinstance(event, Notice) and event.level != "info" and event.source != SAVE_FAILED_SOURCE:
+        warn(f"{event.level}: {event.text}")
 
 
 def seconds(milliseconds: int) -> str:

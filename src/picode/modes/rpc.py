@@ -22,6 +22,7 @@ from picode.modes.output import LineWriter
 from picode.modes.rpc_approval import RpcApprovals
 from picode.modes.rpc_commands import BACKGROUND, HANDLERS, Handler, RpcError
 from picode.modes.serialize import event_to_dict
+from picode.session.events import SAVE_FAILED_SOURCE, Notice
 
 EXIT_OK, EXIT_ERROR = 0, 1
 
@@ -39,7 +40,12 @@ async def _serve(options: Any) -> int:
     if session is None:
         return EXIT_ERROR
     server = RpcServer(session, out.json, approvals)
-    session.subscribe(lambda event: out.json(event_to_dict(event)))
+
+    def on_event(event: Any) -> None:
+        out.json(event_to_dict(event))
+        _report_save_failure(event, out.json)
+
+    session.subscribe(on_event)
     lines = read_lines_in_background(sys.stdin.buffer)
     # An interrupt ends the command loop as end of input does, but without waiting for work.
     interrupts = Interrupts(session, then=lambda: lines.put_nowait(None))
@@ -53,6 +59,13 @@ async def _serve(options: Any) -> int:
         interrupts.uninstall()
         await server.shutdown()
     return interrupts.exit_code or EXIT_OK
+
+
+def _report_save_failure(event: Any, write: Callable[[dict[str, Any]], None]) -> None:
+    """Besides its notice, a failed save is an ``error`` event: a client must not take
+    the conversation for saved."""
+    if isinstance(event, Notice) and event.source == SAVE_FAILED_SOURCE:
+        write({"type": "error", "command": None, "error": event.text})
 
 
 def read_lines_in_background(stream: BinaryIO) -> asyncio.Queue[str | None]:

@@ -35,6 +35,7 @@ from picode.ai.models import (
     next_thinking_level,
 )
 from picode.ai.stream import StreamOptions
+from picode.ai.text_repair import repair_text
 from picode.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -46,6 +47,7 @@ from picode.ai.types import (
 from picode.session.approval import ApprovalGate
 from picode.session.credentials import Credentials
 from picode.session.events import (
+    SAVE_FAILED_SOURCE,
     AnySessionEvent,
     ModelChanged,
     Notice,
@@ -96,6 +98,9 @@ class AgentSession:
         self.registry = options.registry
         self.credentials = Credentials(options.registry, options.paths)
         self._listeners: list[Listener] = []
+        self._early_notices: list[Notice] = []
+        #: Why the last write to the session file failed; None while everything is saved.
+        self.save_error: str | None = None
         self.usage = SessionUsage()
         self.recorder = SessionRecorder(options.paths, options.cwd, self._notice)
         self.extensions = ExtensionHost(
@@ -272,6 +277,11 @@ class AgentSession:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
+        # What went wrong while opening (an unreadable session line, a broken extension)
+        # happened before any front end listened: the first one still hears of it.
+        early, self._early_notices = self._early_notices, []
+        for notice in early:
+            self._deliver(listener, notice)
 
         def unsubscribe() -> None:
             if listener in self._listeners:
@@ -295,13 +305,18 @@ class AgentSession:
 
     def emit_soon(self, event: AnySessionEvent) -> None:
         """Emit from synchronous code; listeners still run in order on the loop."""
+        if not self._listeners and isinstance(event, Notice):
+            self._early_notices.append(event)
         for listener in list(self._listeners):
-            try:
-                result = listener(event)
-                if result is not None:
-                    self._spawn(result)
-            except Exception:
-                log.exception("session listener failed on %s", event.type)
+            self._deliver(listener, event)
+
+    def _deliver(self, listener: Listener, event: AnySessionEvent) -> None:
+        try:
+            result = listener(event)
+            if result is not None:
+                self._spawn(result)
+        except Exception:
+            log.exception("session listener failed on %s", event.type)
 
     async def _on_agent_event(self, event: AgentEvent) -> None:
         match event:
@@ -328,8 +343,12 @@ class AgentSession:
         try:
             self.recorder.record_message(message)
         except OSError as exc:
-            # The conversation goes on in memory; the person must know it is not saved.
-            self._notice(f"Could not save the session: {exc}", "error", "session")
+            # The conversation goes on in memory; the person must know it is not saved,
+            # and a headless run must not exit 0 (see save_error).
+            first = self.save_error is None
+            self.save_error = str(exc)
+            if first:
+                self._notice(f"Could not save the session: {exc}", "error", SAVE_FAILED_SOURCE)
 
     # --- commands ----------------------------------------------------------------------
 
@@ -340,7 +359,7 @@ class AgentSession:
                 "picode is still working; steer or queue a follow-up, or abort first"
             )
         self.credentials.require(self.model)
-        text = await self.extensions.transform_input(text)
+        text = repair_text(await self.extensions.transform_input(repair_text(text)))
         content: str | list[TextContent | ImageContent] = (
             [TextContent(text), *images] if images else text
         )
@@ -377,11 +396,11 @@ class AgentSession:
         return False
 
     def steer(self, text: str) -> None:
-        self.agent.steer(UserMessage(text))
+        self.agent.steer(UserMessage(repair_text(text)))
         self._queue_changed()
 
     def follow_up(self, text: str) -> None:
-        self.agent.follow_up(UserMessage(text))
+        self.agent.follow_up(UserMessage(repair_text(text)))
         self._queue_changed()
 
     def clear_queues(self) -> list[str]:
@@ -480,6 +499,7 @@ class AgentSession:
             self.abort()
             await self.wait_for_idle()
         restored = open_file()
+        self.save_error = None
         self.agent.replace_messages(restored.messages)
         self._count_usage(restored.messages)
         if restored.model is not None:

@@ -86,6 +86,10 @@ class QueueChanged:
     type: ClassVar[str] = "queue_changed"
 
 
+#: The ``source`` of the notice sent when the session file cannot be written.
+SAVE_FAILED_SOURCE = "session-save"
+
+
 @dataclass(slots=True)
 class Notice:
     """Something a person should read: warnings, extension notifications."""

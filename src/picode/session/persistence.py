@@ -17,6 +17,9 @@ from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMe
 from picode.session.paths import Paths
 from picode.session.store import BranchMessages, SessionFile, SessionStore
 
+#: Load warnings listed one by one; the rest are counted.
+_SHOWN_WARNINGS = 10
+
 
 @dataclass(slots=True)
 class Restored:
@@ -24,6 +27,31 @@ class Restored:
     model: tuple[str, str] | None = None
     thinking: str | None = None
     fired_rules: list[str] = field(default_factory=list)
+
+
+def coherent_context(messages: list[Message]) -> tuple[list[Message], int]:
+    """The context a damaged file still makes sense as, and how many messages were left out.
+
+    A lost line can leave a tool result whose call is gone, or a branch that starts with
+    the model's turn; providers reject both. Such messages stay on disk and on screen but
+    the model context starts at the first user message and skips results without a call.
+    """
+    out: list[Message] = []
+    open_calls: set[str] = set()
+    dropped = 0
+    for message in messages:
+        if not out and not isinstance(message, UserMessage):
+            dropped += 1
+            continue
+        if isinstance(message, AssistantMessage):
+            open_calls = {call.id for call in message.tool_calls}
+        elif isinstance(message, ToolResultMessage):
+            if message.tool_call_id not in open_calls:
+                dropped += 1
+                continue
+            open_calls.discard(message.tool_call_id)
+        out.append(message)
+    return out, dropped
 
 
 def drop_failed(messages: list[Message]) -> list[Message]:
@@ -72,21 +100,33 @@ class SessionRecorder:
                 self._notice("No earlier session in this folder; starting a new one.", "info")
                 return Restored()
         elif isinstance(spec, Path) or "/" in str(spec) or str(spec).endswith(".jsonl"):
-            self.file = self.store.open(Path(spec))
+            self.file = self.store.open(Path(spec), given=True)
         else:
             self.file = self.store.resume(str(spec), self.cwd)
         return self._restore(self.file)
 
     def _restore(self, file: SessionFile) -> Restored:
-        for warning in file.warnings:
-            self._notice(warning, "warning")
         context = file.build_context()
+        messages, dropped = coherent_context(list(context.messages))
+        # Read after build_context: unreadable lines are only found while parsing.
+        warnings = list(file.warnings)
+        if dropped:
+            warnings.append(
+                f"{file.path.name}: {dropped} message(s) left out of the model's context "
+                "because the lines they belong with are unreadable"
+            )
+        if warnings:
+            shown = "\n".join(warnings[:_SHOWN_WARNINGS])
+            more = len(warnings) - _SHOWN_WARNINGS
+            if more > 0:
+                shown += f"\n… and {more} more"
+            self._notice(f"Session {file.path} loaded with problems:\n{shown}", "warning")
         for message, entry_id in zip(context.messages, context.message_entry_ids, strict=False):
             if entry_id is not None:
                 self._entry_ids[id(message)] = entry_id
         self._restored = context.display_messages
         return Restored(
-            messages=drop_failed(list(context.messages)),
+            messages=drop_failed(messages),
             model=context.model,
             thinking=context.thinking,
             fired_rules=list(context.fired_rules),

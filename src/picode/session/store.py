@@ -20,6 +20,7 @@ from picode.session.store_format import (
     encode_cwd,
     file_timestamp,
     is_compaction_summary,
+    loads_line,
     new_session_id,
     now_ms,
     session_id_from_name,
@@ -31,6 +32,7 @@ __all__ = [
     "AmbiguousSessionError",
     "BranchMessages",
     "Entry",
+    "NotASessionError",
     "SessionContext",
     "SessionFile",
     "SessionNotFoundError",
@@ -44,6 +46,10 @@ __all__ = [
 
 class SessionNotFoundError(LookupError):
     """No session matches; the message says what was looked for and where."""
+
+
+class NotASessionError(ValueError):
+    """A file given as a session is something else; it is left untouched."""
 
 
 class AmbiguousSessionError(LookupError):
@@ -69,10 +75,15 @@ class SessionStore:
         path = self.folder_for(cwd) / f"{file_timestamp(timestamp)}_{session_id}.jsonl"
         return SessionFile.new(path, session_id, cwd, parent_session, timestamp)
 
-    def open(self, path: Path) -> SessionFile:
+    def open(self, path: Path, *, given: bool = False) -> SessionFile:
+        """``given``: the person named this file; one that is not a session is refused
+        rather than appended to (files found in the sessions folder may have lost their
+        header and are read as well as they can be)."""
         if not path.is_file():
             problem = "is a folder" if path.is_dir() else "does not exist"
             raise SessionNotFoundError(f"session file {path} {problem}")
+        if given:
+            _require_header(path)
         try:
             return SessionFile.load(path)
         except OSError as exc:
@@ -100,7 +111,7 @@ class SessionStore:
             raise SessionNotFoundError("no session id given")
         as_path = Path(key).expanduser()
         if key.endswith(".jsonl") and as_path.is_file():
-            return self.open(as_path)
+            return self.open(as_path, given=True)
         groups: list[list[Path]] = []
         if cwd is not None:
             groups.append(_session_files(self.folder_for(cwd)))
@@ -172,6 +183,26 @@ def _session_files(folder: Path) -> list[Path]:
             return [Path(item.path) for item in listing if item.name.endswith(".jsonl")]
     except OSError:
         return []
+
+
+def _require_header(path: Path) -> None:
+    """An empty file may become a session; anything else must start with a header."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 16)
+    except OSError as exc:
+        raise SessionNotFoundError(f"cannot read session file {path}: {exc}") from exc
+    if not first.strip():
+        return
+    try:
+        header, _ = loads_line(first)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("type") != "session":
+        raise NotASessionError(
+            f"{path} is not a picode session (its first line is not a session header); "
+            "it was left untouched. Give a session file, or use -c or -r to pick one"
+        )
 
 
 def _header_cwd(path: Path) -> str | None:

@@ -19,6 +19,7 @@ from picode.session.store_format import (
     dump_json,
     entry_from_object,
     entry_object,
+    loads_line,
     new_entry_id,
     now_ms,
     redact_secrets,
@@ -440,13 +441,15 @@ class SessionFile:
         out: list[Entry] = []
         for entry_id, raw in self._read_lines(entry_ids):
             try:
-                obj = json.loads(raw)
+                obj, repaired = loads_line(raw)
                 if not isinstance(obj, dict):
                     raise ValueError("not a JSON object")
                 entry = entry_from_object(obj)
             except (ValueError, KeyError) as exc:
                 self._warn_line(entry_id, f"not valid JSON ({exc}); skipped")
                 continue
+            if repaired:
+                self._warn_line(entry_id, f"{repaired}; the rest of the line is kept")
             # The scan may have re-attached an entry whose parent line was lost.
             entry.parent_id = self._slots[entry_id].parent_id
             out.append(entry)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from picode.ai.text_repair import has_surrogates, repair_tree
 from picode.ai.types import Message, TextContent, UserMessage
 
 FORMAT_VERSION = 1
@@ -98,13 +99,33 @@ def session_id_from_name(name: str) -> str | None:
 
 
 def dump_json(obj: dict[str, Any]) -> str:
-    try:
-        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # Lone surrogates (from undecodable tool output) cannot be UTF-8: escape them instead.
-        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    if has_surrogates(text):
+        # Lone surrogates (undecodable bytes smuggled through str) cannot be UTF-8, and
+        # escaped they would come back on every load: store U+FFFD instead.
+        text = json.dumps(repair_tree(obj), ensure_ascii=False, separators=(",", ":"))
     return text
+
+
+def loads_line(raw: bytes) -> tuple[Any, str | None]:
+    """A stored line as JSON and what had to be repaired (None: nothing).
+
+    Invalid UTF-8 is decoded with U+FFFD; escaped lone surrogates (written by older
+    versions) become U+FFFD too, so nothing read back can break a request or a write.
+    Raises ValueError when the line is not JSON even after that.
+    """
+    repaired: str | None = None
+    try:
+        obj = json.loads(raw)
+    except UnicodeDecodeError:
+        obj = json.loads(raw.decode("utf-8", "replace"))
+        repaired = "invalid UTF-8 replaced by U+FFFD"
+    if b"\\ud" in raw or b"\\uD" in raw:
+        fixed = repair_tree(obj)
+        if fixed != obj:
+            obj = fixed
+            repaired = repaired or "unpaired surrogates replaced by U+FFFD"
+    return obj, repaired
 
 
 def entry_object(

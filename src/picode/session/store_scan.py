@@ -6,7 +6,6 @@ is recognised by a regex on its fixed-order prefix.
 
 from __future__ import annotations
 
-import json
 import mmap
 import os
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from picode.session.store_format import (
     ENTRY_TYPES,
     FORMAT_VERSION,
     HEADER_PREFIX,
+    loads_line,
     session_id_from_name,
 )
 
@@ -140,7 +140,7 @@ def _parse_header(
     raw: bytes, line_no: int, name: str, warnings: list[str]
 ) -> dict[str, Any] | None:
     try:
-        header = json.loads(raw)
+        header, _ = loads_line(raw)
     except ValueError:
         warnings.append(f"{name} line {line_no}: session header is not valid JSON; skipped")
         return None
@@ -155,7 +155,7 @@ def _parse_odd_line(
 ) -> tuple[str, str, str | None] | None:
     """A line the fast path did not accept: maybe valid JSON in another key order, maybe junk."""
     try:
-        obj = json.loads(raw)
+        obj, repaired = loads_line(raw)
     except ValueError:
         if not complete:
             warnings.append(
@@ -172,6 +172,8 @@ def _parse_odd_line(
     ):
         warnings.append(f"{name} line {line_no}: not a session entry; skipped")
         return None
+    if repaired:
+        warnings.append(f"{name} line {line_no}: {repaired}; the rest of the line is kept")
     parent = obj.get("parent_id")
     return obj["type"], obj["id"], parent if isinstance(parent, str) else None
 

@@ -36,6 +36,7 @@ from picode.ai.events import (
 )
 from picode.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from picode.session.events import (
+    SAVE_FAILED_SOURCE,
     AutoRetryEnd,
     AutoRetryStart,
     CompactionEnd,
@@ -213,6 +214,8 @@ class EventRouter:
                 self.queue.show(steering, follow_ups)
             case Notice(level=level, text=text, source=source):
                 self.notice(f"{source}: {text}" if source else text, level)
+                if source == SAVE_FAILED_SOURCE:
+                    self.host.refresh_footer()  # the footer keeps the warning in view
             case CustomEvent():
                 pass
 

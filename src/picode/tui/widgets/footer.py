@@ -30,6 +30,8 @@ class FooterInfo:
     model: str = ""
     thinking: str = "off"
     reasoning: bool = False
+    #: Set once a write to the session file failed: shown until another session opens.
+    save_error: str | None = None
 
 
 def footer_info(
@@ -61,6 +63,7 @@ def footer_info(
         model=model.id,
         thinking=session.thinking,
         reasoning=model.reasoning,
+        save_error=session.save_error,
     )
 
 
@@ -110,6 +113,9 @@ def git_branch(cwd: Path) -> str | None:
     return None
 
 
+SAVE_WARNING = "⚠ session NOT SAVED (disk?) · "
+
+
 class InfoFooter(Widget):
     DEFAULT_CSS = """
     InfoFooter {
@@ -157,10 +163,15 @@ class InfoFooter(Widget):
         room = width - right.cell_length - 2
         if room <= 1:
             return right
+        warning = Content.styled(SAVE_WARNING, "bold $error") if info.save_error else Content("")
+        room -= warning.cell_length
+        if room <= 1:
+            return Content.assemble(warning, " ", right)
         left = Content(left_text)
         if left.cell_length > room:
             # Keep the end of the path: the folder you are in matters most.
             left = Content("…" + _right_cells(left_text, room - 1))
+        left = Content.assemble(warning, left)
         gap = " " * (width - left.cell_length - right.cell_length)
         return Content.assemble(left, gap, right)
 
