@@ -227,6 +227,7 @@ class PicodeApp(App[int]):
             host=self,
             on_switched=self._session_switched,
             display_count=lambda: session.display_count,
+            model_max_tokens=lambda: session.model.max_tokens,
         )
         self.session = session
         self._unsubscribe.append(session.subscribe(router.handle))
