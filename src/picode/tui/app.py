@@ -64,7 +64,7 @@ class PicodeApp(App[int]):
     #: Each binding's id is its action's name: the id keymap.toml remaps.
     BINDINGS: ClassVar[list[BindingType]] = [
         _binding("escape", "interrupt", "Close a list or prompt, else stop picode"),
-        _binding("ctrl+c", "clear_or_quit", "Copy the selection, else clear; twice: quit"),
+        _binding("ctrl+c", "clear_or_quit", "Copy, else clear, else interrupt; twice: quit"),
         _binding("ctrl+d", "quit_if_empty", "Quit (editor empty)"),
         _binding("shift+tab", "cycle_thinking", "Next thinking level"),
         _binding("ctrl+p", "cycle_model", "Next model with an API key"),
@@ -402,6 +402,7 @@ class PicodeApp(App[int]):
         self.interrupts.handle()
 
     def action_clear_or_quit(self) -> None:
+        """Copy a selection; else clear the editor; else interrupt a run; twice: quit."""
         if self._selected_text():
             self.action_copy_selection()
             return
@@ -410,13 +411,24 @@ class PicodeApp(App[int]):
             self._last_ctrl_c = None
             self.run_worker(self.shutdown(), exit_on_error=False)
             return
+        if not self.editor.is_empty:
+            self.editor.reset()
+            if self.interrupts.is_busy():
+                # The next press interrupts the run rather than quitting.
+                self._last_ctrl_c = None
+                return
+        elif self.interrupts.abort_run():
+            self._arm_ctrl_c(now, "Interrupted · press ctrl+c again to quit")
+            return
+        self._arm_ctrl_c(now, "Press ctrl+c again to quit")
+
+    def _arm_ctrl_c(self, now: float, notice: str) -> None:
         self._last_ctrl_c = now
-        self.editor.reset()
-        self.status.set_notice("Press ctrl+c again to quit")
+        self.status.set_notice(notice)
         self.set_timer(DOUBLE_PRESS_S, self._forget_ctrl_c)
 
     def _forget_ctrl_c(self) -> None:
-        if self.status.notice is not None and self.status.notice[0].startswith("Press ctrl+c"):
+        if self.status.notice is not None and "press ctrl+c" in self.status.notice[0].lower():
             self.status.set_notice(None)
 
     def _selected_text(self) -> str:
