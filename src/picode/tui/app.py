@@ -49,6 +49,10 @@ log = logging.getLogger(__name__)
 
 DOUBLE_PRESS_S = 1.0
 CLOSE_TIMEOUT_S = 10.0
+NO_SESSION_TEXT = (
+    "No session is open: /new starts a new one, /resume picks one (or /resume ID). "
+    "Your message stays in the editor."
+)
 PLACEHOLDER = "Ask picode…  (enter to send, / commands, @ files, !cmd shell, ctrl+g editor)"
 
 
@@ -129,6 +133,8 @@ class PicodeApp(App[int]):
         self.clipboard_env: Mapping[str, str] | None = None
         self.keymap_applied: dict[str, str] = {}
         self._waiting_prompts: list[tuple[str, bool]] = []
+        #: The session could not be opened: typing asks for /new or /resume instead.
+        self.start_failed = False
         self._last_ctrl_c: float | None = None
         self._shutting_down = False
         self._unsubscribe: list[Callable[[], None]] = []
@@ -204,21 +210,25 @@ class PicodeApp(App[int]):
         self.completion = CompletionController.start(self, self.editor, self.config.cwd)
         self.completion_popup = self.completion.popup
 
-    async def _open_session(self) -> None:
+    async def _open_session(self, spec: str | None = None, pick: bool | None = None) -> None:
+        """Open the session (``spec``: "new" or an id/path; ``pick``: the picker first)."""
         from picode.tui.controllers.router import EventRouter
         from picode.tui.controllers.warmup import freeze_long_lived_objects
 
         config = self.config
+        self.start_failed = False
         try:
-            if config.pick_session:
+            if config.pick_session if pick is None else pick:
                 session = await self.commands.sessions.open_picked(
                     config.open_session, getattr(config, "sessions_dir", None)
                 )
+            elif spec is not None:
+                session = await config.open_session(spec)
             else:
                 session = await config.open_session()
         except Exception as exc:
             log.debug("session failed to open", exc_info=True)
-            self.report(f"Could not start the session: {exc}", "error")
+            self._start_failure(exc)
             return
         self.router = router = EventRouter(
             transcript=self.transcript,
@@ -239,6 +249,22 @@ class PicodeApp(App[int]):
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text, follow_up in waiting:
             self._submit(text, follow_up)
+
+    def _start_failure(self, exc: Exception) -> None:
+        # The app stays usable: what was typed goes back to the editor, /new and /resume work.
+        self.start_failed = True
+        self.report(f"Could not start the session: {exc}", "error")
+        self.report(NO_SESSION_TEXT, "warning")
+        self.status.set_notice(None)
+        waiting, self._waiting_prompts = self._waiting_prompts, []
+        if waiting:
+            self.editor.insert_before([text for text, _ in waiting])
+            self.editor.focus()
+
+    def start_session(self, spec: str | None, pick: bool) -> None:
+        """After a failed start: open a new session (``/new``) or pick one (``/resume``)."""
+        self.start_failed = False
+        self.run_worker(self._open_session(spec, pick), name="open-session", exit_on_error=False)
 
     def _session_switched(self, reason: str) -> None:
         if reason == "new":
@@ -344,6 +370,10 @@ class PicodeApp(App[int]):
                 self.restore_text(text)
             else:
                 self.run_worker(self.shell.run(command, add_to_context), exit_on_error=False)
+            return
+        if session is None and self.start_failed:
+            self.report(NO_SESSION_TEXT, "warning")
+            self.restore_text(text)
             return
         if session is None:
             self._waiting_prompts.append((text, follow_up))
