@@ -168,3 +168,30 @@ def test_keymap_file_remaps_a_binding_and_reports_unknown_ids(tui: TuiHarness) -
             await wait_until(pilot, lambda: not session.is_running)
 
     run(scenario())
+
+
+def test_ctrl_c_while_streaming_clears_then_interrupts_then_quits(tui: TuiHarness) -> None:
+    from .conftest import has_notice
+
+    faux = tui.faux(FauxTurn([FauxText("long ")], hang=True))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            session = app.session
+            assert session is not None
+            await type_text(pilot, "go")
+            press_now(app, "enter")
+            await wait_until(pilot, lambda: session.is_running, what="streaming")
+            await type_text(pilot, "draft")
+            await pilot.press("ctrl+c")
+            assert app.editor.text == "" and session.is_running
+            await pilot.press("ctrl+c")  # empty editor, running: interrupts like Esc
+            await wait_until(pilot, lambda: not session.is_running, what="interrupted")
+            assert has_notice(app, "Interrupted") and app.is_running
+            tui.clock.advance(0.5)
+            await pilot.press("ctrl+c")
+            await wait_until(pilot, lambda: not app.is_running, what="app exit")
+
+    run(scenario())

@@ -171,3 +171,41 @@ def test_a_key_routed_to_the_placeholder_as_the_editor_takes_over_is_passed_on(
             assert app.editor.has_focus
 
     run(scenario())
+
+
+def test_after_a_failed_start_typing_is_kept_and_new_opens_a_session(tui: TuiHarness) -> None:
+    from picode.session.store import SessionNotFoundError
+
+    from .conftest import has_notice, send
+
+    faux = tui.faux(text_turn("hello there"))
+    real_open = tui.app(faux).config.open_session
+    asked: list[object] = []
+
+    async def open_session(spec: str | None = None) -> Any:
+        asked.append(spec)
+        if spec is None:
+            raise SessionNotFoundError("no session id starts with 'zzzz'")
+        return await real_open(spec)
+
+    app = tui.app(faux, open_session=open_session)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "hi")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: has_notice(app, "zzzz"), what="the error")
+            await wait_until(pilot, lambda: app.editor.text == "hi", what="text given back")
+            await send(pilot, " again")
+            await wait_until(pilot, lambda: has_notice(app, "No session is open"))
+            assert app.editor.text == "hi again" and not faux.requests
+            app.editor.reset()
+            await send(pilot, "/new")
+            await wait_until(pilot, lambda: app.session is not None, what="a new session")
+            assert asked == [None, "new"]
+            await send(pilot, "hi again")
+            await wait_until(pilot, lambda: faux.requests, what="sent")
+            last = faux.requests[0].messages[-1]
+            assert isinstance(last, UserMessage) and last.text == "hi again"
+
+    run(scenario())

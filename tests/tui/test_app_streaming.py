@@ -76,3 +76,21 @@ def test_tool_call_is_visible_before_its_arguments_finish(tui: TuiHarness) -> No
             assert len(app.query(AssistantMessageView)) == 2
 
     run(scenario())
+
+
+def test_a_reply_cut_at_the_output_limit_says_so_and_what_to_do(tui: TuiHarness) -> None:
+    from .conftest import has_notice, notices, send
+
+    faux = tui.faux(FauxTurn([FauxText("The first half of the answer")], stop_reason="length"))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await send(pilot, "explain")
+            await wait_until(pilot, lambda: has_notice(app, "output limit"), what="notice")
+            (text,) = [n for n in notices(app) if "output limit" in n]
+            assert f"{faux.model.max_tokens:,} tokens" in text
+            assert "continue" in text and "max_tokens" in text
+
+    run(scenario())

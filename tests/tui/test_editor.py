@@ -147,3 +147,29 @@ def test_a_one_megabyte_paste_is_sent_whole(tui: TuiHarness) -> None:
             assert len(shown) < 10_000 and "more lines" in shown
 
     run(scenario())
+
+
+def test_cr_and_crlf_line_breaks_in_pastes_become_lf_with_the_right_line_count(
+    tui: TuiHarness,
+) -> None:
+    faux = tui.faux(text_turn("got it"))
+    app = tui.app(faux)
+    small = "one\rtwo\r\nthree"
+    big_lines = [f"line {n}" for n in range(14_000)]
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            app.post_message(events.Paste(small))
+            await wait_until(pilot, lambda: app.editor.text == "one\ntwo\nthree", what="small")
+            app.post_message(events.Paste("\r" + "\r".join(big_lines)))
+            await wait_until(pilot, lambda: "[pasted text #1" in app.editor.text, what="paste")
+            assert "[pasted text #1: 14,001 lines, " in app.editor.text
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: faux.requests, timeout=20, what="request")
+            sent = faux.requests[0].messages[-1]
+            assert isinstance(sent, UserMessage)
+            assert sent.text == "one\ntwo\nthree\n" + "\n".join(big_lines)
+            assert "\r" not in sent.text
+
+    run(scenario())

@@ -139,3 +139,14 @@ def _last_text(app: PicodeApp) -> str:
 
     blocks = list(app.query(StreamingMarkdown))
     return blocks[-1].source if blocks else ""
+
+
+def test_reply_cut_at_the_output_limit(tui: TuiHarness, snap_compare: Any) -> None:
+    faux = tui.faux(
+        FauxTurn([FauxText("The first half of a long answer")], stop_reason="length", usage=(9, 9))
+    )
+    app = tui.app(faux)
+    run_before = _prepare(
+        "explain", lambda a: any("output limit" in n.text for n in a.query(NoticeView))
+    )
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

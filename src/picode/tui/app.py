@@ -52,6 +52,10 @@ log = logging.getLogger(__name__)
 
 DOUBLE_PRESS_S = 1.0
 CLOSE_TIMEOUT_S = 10.0
+NO_SESSION_TEXT = (
+    "No session is open: /new starts a new one, /resume picks one (or /resume ID). "
+    "Your message stays in the editor."
+)
 PLACEHOLDER = "Ask picode…  (enter to send, / commands, @ files, !cmd shell, ctrl+g editor)"
 
 
@@ -67,7 +71,7 @@ class PicodeApp(App[int]):
     #: Each binding's id is its action's name: the id keymap.toml remaps.
     BINDINGS: ClassVar[list[BindingType]] = [
         _binding("escape", "interrupt", "Close a list or prompt, else stop picode"),
-        _binding("ctrl+c", "clear_or_quit", "Copy the selection, else clear; twice: quit"),
+        _binding("ctrl+c", "clear_or_quit", "Copy, else clear, else interrupt; twice: quit"),
         _binding("ctrl+d", "quit_if_empty", "Quit (editor empty)"),
         _binding("shift+tab", "cycle_thinking", "Next thinking level"),
         _binding("ctrl+p", "cycle_model", "Next model with an API key"),
@@ -132,6 +136,8 @@ class PicodeApp(App[int]):
         self.clipboard_env: Mapping[str, str] | None = None
         self.keymap_applied: dict[str, str] = {}
         self._waiting_prompts: list[tuple[str, bool]] = []
+        #: The session could not be opened: typing asks for /new or /resume instead.
+        self.start_failed = False
         self._last_ctrl_c: float | None = None
         self._shutting_down = False
         self._unsubscribe: list[Callable[[], None]] = []
@@ -228,23 +234,27 @@ class PicodeApp(App[int]):
         self.completion = CompletionController.start(self, self.editor, self.config.cwd)
         self.completion_popup = self.completion.popup
 
-    async def _open_session(self) -> None:
+    async def _open_session(self, spec: str | None = None, pick: bool | None = None) -> None:
+        """Open the session (``spec``: "new" or an id/path; ``pick``: the picker first)."""
         from picode.tui.controllers.router import EventRouter
         from picode.tui.controllers.warmup import freeze_long_lived_objects
 
         config = self.config
+        self.start_failed = False
         try:
-            if config.assess_trust is not None:
+            if config.assess_trust is not None and config.trust is None:
                 config.trust = await self.trust_controller.settle()
-            if config.pick_session:
+            if config.pick_session if pick is None else pick:
                 session = await self.commands.sessions.open_picked(
                     config.open_session, getattr(config, "sessions_dir", None)
                 )
+            elif spec is not None:
+                session = await config.open_session(spec)
             else:
                 session = await config.open_session()
         except Exception as exc:
             log.debug("session failed to open", exc_info=True)
-            self.report(f"Could not start the session: {exc}", "error")
+            self._start_failure(exc)
             return
         self.router = router = EventRouter(
             transcript=self.transcript,
@@ -253,6 +263,7 @@ class PicodeApp(App[int]):
             host=self,
             on_switched=self._session_switched,
             display_count=lambda: session.display_count,
+            model_max_tokens=lambda: session.model.max_tokens,
         )
         self.session = session
         self._unsubscribe.append(session.subscribe(router.handle))
@@ -264,6 +275,22 @@ class PicodeApp(App[int]):
         waiting, self._waiting_prompts = self._waiting_prompts, []
         for text, follow_up in waiting:
             self._submit(text, follow_up)
+
+    def _start_failure(self, exc: Exception) -> None:
+        # The app stays usable: what was typed goes back to the editor, /new and /resume work.
+        self.start_failed = True
+        self.report(f"Could not start the session: {exc}", "error")
+        self.report(NO_SESSION_TEXT, "warning")
+        self.status.set_notice(None)
+        waiting, self._waiting_prompts = self._waiting_prompts, []
+        if waiting:
+            self.editor.insert_before([text for text, _ in waiting])
+            self.editor.focus()
+
+    def start_session(self, spec: str | None, pick: bool) -> None:
+        """After a failed start: open a new session (``/new``) or pick one (``/resume``)."""
+        self.start_failed = False
+        self.run_worker(self._open_session(spec, pick), name="open-session", exit_on_error=False)
 
     def _session_switched(self, reason: str) -> None:
         if reason == "new":
@@ -370,6 +397,10 @@ class PicodeApp(App[int]):
             else:
                 self.run_worker(self.shell.run(command, add_to_context), exit_on_error=False)
             return
+        if session is None and self.start_failed:
+            self.report(NO_SESSION_TEXT, "warning")
+            self.restore_text(text)
+            return
         if session is None:
             self._waiting_prompts.append((text, follow_up))
             self.status.set_notice("Starting the session… your message will be sent")
@@ -427,6 +458,7 @@ class PicodeApp(App[int]):
         self.interrupts.handle()
 
     def action_clear_or_quit(self) -> None:
+        """Copy a selection; else clear the editor; else interrupt a run; twice: quit."""
         if self._selected_text():
             self.action_copy_selection()
             return
@@ -435,13 +467,24 @@ class PicodeApp(App[int]):
             self._last_ctrl_c = None
             self.run_worker(self.shutdown(), exit_on_error=False)
             return
+        if not self.editor.is_empty:
+            self.editor.reset()
+            if self.interrupts.is_busy():
+                # The next press interrupts the run rather than quitting.
+                self._last_ctrl_c = None
+                return
+        elif self.interrupts.abort_run():
+            self._arm_ctrl_c(now, "Interrupted · press ctrl+c again to quit")
+            return
+        self._arm_ctrl_c(now, "Press ctrl+c again to quit")
+
+    def _arm_ctrl_c(self, now: float, notice: str) -> None:
         self._last_ctrl_c = now
-        self.editor.reset()
-        self.status.set_notice("Press ctrl+c again to quit")
+        self.status.set_notice(notice)
         self.set_timer(DOUBLE_PRESS_S, self._forget_ctrl_c)
 
     def _forget_ctrl_c(self) -> None:
-        if self.status.notice is not None and self.status.notice[0].startswith("Press ctrl+c"):
+        if self.status.notice is not None and "press ctrl+c" in self.status.notice[0].lower():
             self.status.set_notice(None)
 
     def _selected_text(self) -> str:

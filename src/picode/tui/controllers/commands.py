@@ -106,6 +106,12 @@ class CommandController:
     async def run(self, parsed: ParsedCommand, text: str) -> None:
         command = parsed.command
         session = self.app.session
+        if session is None and self.app.start_failed and command.name in ("new", "resume"):
+            # The start failed: these open a session instead of switching one.
+            argument = parsed.argument.strip() if command.name == "resume" else ""
+            pick = command.name == "resume" and not argument
+            self.app.start_session(argument or "new", pick=pick)
+            return
         if session is None and command.name not in NO_SESSION_NEEDED:
             self.app.report(
                 f"/{command.name}: the session is still starting; try again in a moment.",

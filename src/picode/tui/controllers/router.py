@@ -66,6 +66,12 @@ if TYPE_CHECKING:
     from picode.tui.widgets.transcript import IndexedEntry, Transcript
 
 INTERRUPTED_TEXT = "Interrupted"
+#: What a reply cut at the output limit says, and what the person can do about it.
+LENGTH_TEXT = (
+    "The reply stopped at the model's output limit ({limit:,} tokens). Type “continue” to "
+    "have it go on, or raise max_tokens for this model ([[providers.{provider}.models]] "
+    "in config.toml)."
+)
 
 
 class ViewHost(Protocol):
@@ -87,6 +93,7 @@ class EventRouter:
         history: Callable[[], Sequence[Message]] | None = None,
         on_switched: Callable[[str], None] | None = None,
         display_count: Callable[[], int] | None = None,
+        model_max_tokens: Callable[[], int] | None = None,
     ) -> None:
         self.transcript = transcript
         self.status = status
@@ -97,6 +104,8 @@ class EventRouter:
         self.on_switched = on_switched
         #: How many messages the session's display list holds: a new entry's index.
         self.display_count = display_count
+        #: The current model's output limit, named in the notice of a reply cut by it.
+        self.model_max_tokens = model_max_tokens
         self.current: AssistantMessageView | None = None
         self.tools: dict[str, ToolCallView] = {}
         self.user_messages = 0
@@ -161,6 +170,8 @@ class EventRouter:
                 view.finish(message)
                 for call_view in view.tool_views():
                     self.tools[call_view.call_id] = call_view
+                if message.stop_reason == "length":
+                    self.notice(self._length_text(message), "warning")
                 self.host.refresh_footer()
             case MessageEnd():
                 pass  # user messages show at their start; tool results via tool events
@@ -226,6 +237,10 @@ class EventRouter:
         if not self._interrupted:
             self._interrupted = True
             self.notice(INTERRUPTED_TEXT, "interrupted")
+
+    def _length_text(self, message: AssistantMessage) -> str:
+        limit = self.model_max_tokens() if self.model_max_tokens is not None else 0
+        return LENGTH_TEXT.format(limit=limit, provider=message.provider)
 
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.transcript.add(NoticeView(text, level))

@@ -129,10 +129,11 @@ class PromptEditor(TextArea):
         return row == 0 if key == "up" else row == self.document.line_count - 1
 
     async def _on_paste(self, event: events.Paste) -> None:
-        text = event.text
+        # Terminals and tmux send line breaks in a paste as CR: the model must get LF.
+        text = event.text = normalise_newlines(event.text)
         lines = text.count("\n") + 1
         if len(text) <= LARGE_PASTE_CHARS and lines <= LARGE_PASTE_LINES:
-            return  # TextArea's own handler inserts it
+            return  # TextArea's own handler inserts it (the normalised text)
         event.stop()
         event.prevent_default()
         placeholder = f"[pasted text #{len(self.pastes) + 1}: {lines:,} lines, {_size(text)}]"
@@ -177,6 +178,11 @@ class PromptEditor(TextArea):
         self._recalled = self.prompt_history[index]
         self.set_text(self._recalled)
         return True
+
+
+def normalise_newlines(text: str) -> str:
+    """CRLF and lone CR become LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _size(text: str) -> str:
