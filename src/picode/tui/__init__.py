@@ -9,6 +9,19 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from picode.launch import Prepared, QuickView
     from picode.session.options import SessionOptions
+    from picode.tui.app import PicodeApp
+
+ESCDELAY_MS = "10"
+
+
+def _use_esc_aware_driver(app: PicodeApp) -> None:
+    """Esc handled ESCDELAY ms after its byte, not on the input thread's next 100 ms tick."""
+    import sys
+
+    if sys.platform != "win32":
+        from picode.tui.driver import EscAwareDriver
+
+        app.driver_class = EscAwareDriver
 
 
 def run_tui(
@@ -25,8 +38,9 @@ def run_tui(
     """
     # Esc is also the first byte of every escape sequence, so Textual waits ESCDELAY ms to
     # tell them apart; its 100 ms default is felt on every interrupt. Terminals send a key's
-    # sequence in one write, so 25 ms is plenty. Read when Textual is imported: set it first.
-    os.environ.setdefault("ESCDELAY", "25")
+    # sequence in one write, so 10 ms (tmux's own default since 3.5) is plenty. Read when
+    # Textual is imported: set it first.
+    os.environ.setdefault("ESCDELAY", ESCDELAY_MS)
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
     from picode.tui.terminal_keys import enable_alt_enter
@@ -37,6 +51,7 @@ def run_tui(
     config.warnings = list(warnings)
     config.initial_prompt = initial_prompt or None
     app = PicodeApp(config)
+    _use_esc_aware_driver(app)
     app.run()
     return app.return_code or 0
 
@@ -49,7 +64,7 @@ def run_tui_deferred(
 ) -> int:
     """Like ``run_tui``, but the first frame comes from ``view`` and ``prepare`` (full
     configuration, model resolution, session options) runs after it, off the event loop."""
-    os.environ.setdefault("ESCDELAY", "25")
+    os.environ.setdefault("ESCDELAY", ESCDELAY_MS)
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
     from picode.tui.terminal_keys import enable_alt_enter
@@ -61,5 +76,6 @@ def run_tui_deferred(
     bench = os.environ.get("PICODE_BENCH_FIRST_FRAME") == "1"
     config.exit_after_first_frame = bench
     app = PicodeApp(config)
+    _use_esc_aware_driver(app)
     app.run(headless=bench, size=(100, 30) if bench else None)
     return app.return_code or 0
