@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,11 +18,6 @@ EXIT_INTERRUPTED = 130
 
 #: Providers tried in this order when neither --model nor default_model says otherwise.
 DEFAULT_PROVIDER_ORDER = ("anthropic", "openai", "google")
-
-
-#: ``@path`` at the start of a word; the path runs to the next space.
-MENTION = re.compile(r"(?<!\S)@(\S+)")
-TRAILING_PUNCTUATION = ",.;:!?)]}'\""
 
 
 class LaunchError(Exception):
@@ -65,7 +59,9 @@ def _launch(args: argparse.Namespace) -> int:
             view = quick_view(args)
             from picode.tui import run_tui_deferred
 
-            initial = build_prompt(args.prompt, read_stdin=False) if args.prompt else None
+            # Typed as given: the app attaches ``@path`` files when it sends it, as it does
+            # for what is typed in the editor.
+            initial = " ".join(args.prompt) if args.prompt else None
 
             def prepare_interactive(trust: Any = None) -> Prepared:
                 return prepare(args, interactive=True, trust=trust)
@@ -85,7 +81,7 @@ def _launch(args: argparse.Namespace) -> int:
             from picode.modes.rpc import run_rpc
 
             return run_rpc(prepared.options)
-        prompt = build_prompt(args.prompt, read_stdin=not _stdin_is_terminal())
+        prompt, attachments = build_prompt(args.prompt, read_stdin=not _stdin_is_terminal())
         if not prompt.strip():
             print(
                 "picode: print mode needs a prompt: give it as arguments or pipe it on stdin",
@@ -95,7 +91,9 @@ def _launch(args: argparse.Namespace) -> int:
         require_key(prepared.options, explicit=bool(args.model))
         from picode.modes.headless import run_headless
 
-        return run_headless(prepared.options, prompt, json_events=(mode == "json"))
+        return run_headless(
+            prepared.options, prompt, json_events=(mode == "json"), attachments=attachments
+        )
     except LaunchError as exc:
         print(f"picode: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -312,30 +310,27 @@ def _stdin_is_terminal() -> bool:
         return True
 
 
-def build_prompt(words: list[str], *, read_stdin: bool) -> str:
-    """Join prompt words; ``@path`` mentions attach that file's text; piped stdin follows."""
-    attachments: dict[Path, str] = {}
+def build_prompt(words: list[str], *, read_stdin: bool) -> tuple[str, list[Any]]:
+    """The prompt words, then piped stdin; and the files the words mention with ``@path``
+    (``picode.session.attachments``: the TUI attaches by the same rule)."""
+    typed = " ".join(words)
+    attachments: list[Any] = []
+    if "@" in typed:
+        from picode.session.attachments import AttachmentError, attach_mentions
 
-    def mention(match: re.Match[str]) -> str:
-        raw = match.group(1)
-        name = raw.rstrip(TRAILING_PUNCTUATION)
-        path = Path(name).expanduser()
-        if not path.is_file():
-            if "/" in name or "." in name:  # meant as a file; "@dataclass" is just a word
-                print(f"picode: warning: @{name}: no such file; passed on as text", file=sys.stderr)
-            return match.group(0)
-        if path not in attachments:
-            attachments[path] = _attach(path)
-        return name + raw[len(name) :]
-
-    text = MENTION.sub(mention, " ".join(words))
+        try:
+            found = attach_mentions(typed, Path.cwd())
+        except AttachmentError as exc:
+            raise LaunchError(str(exc)) from None
+        for warning in found.warnings:
+            print(f"picode: warning: {warning}", file=sys.stderr)
+        attachments = found.blocks
+    text = typed
     if read_stdin:
         piped = _read_stdin()
         if piped.strip():
             text = f"{text}\n\n{piped}" if text else piped
-    if attachments:
-        text = text + "\n\n" + "\n\n".join(attachments.values())
-    return text
+    return text, attachments
 
 
 def _read_stdin() -> str:
@@ -345,14 +340,3 @@ def _read_stdin() -> str:
     # Bytes, not text: a stray invalid byte in piped input must not abort the run.
     data: bytes = stream.read()
     return data.decode("utf-8", errors="replace")
-
-
-def _attach(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LaunchError(f"cannot read {path}: {exc.strerror}") from None
-    if b"\0" in data[:8192]:
-        raise LaunchError(f"{path} looks binary; only text files can be attached with @")
-    text = data.decode("utf-8", errors="replace")
-    return f'<file path="{path}">\n{text}\n</file>'

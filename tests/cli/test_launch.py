@@ -84,9 +84,10 @@ def test_at_file_and_piped_stdin_join_the_prompt(wire: WireServer, picode: Picod
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Summary.\n"
     sent = str(wire.requests[0].json["messages"])
-    for text in ("summarise spec.md", "@missing.md", "the-attached-file-body", "piped-diff-text"):
+    for text in ("summarise @spec.md", "@missing.md", "the-attached-file-body", "piped-diff-text"):
         assert text in sent
     assert "@missing.md: no such file" in result.stderr
+    assert '<file path="spec.md" lines="2">' in sent
     assert picode.session_files() == []  # --no-session writes nothing
 
 

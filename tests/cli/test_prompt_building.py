@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from picode.ai.types import TextContent
 from picode.launch import LaunchError, build_prompt
 
 
@@ -16,28 +17,30 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_mentions_attach_files_once_and_keep_the_sentence(tmp_path: Path) -> None:
+def test_mentions_attach_files_once_after_the_sentence_as_typed(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("print('a')\n", encoding="utf-8")
 
-    prompt = build_prompt(["compare @a.py, then @a.py again"], read_stdin=False)
+    prompt, attachments = build_prompt(["compare @a.py, then @a.py again"], read_stdin=False)
 
-    sentence, _, attached = prompt.partition("\n\n")
-    assert sentence == "compare a.py, then a.py again"
-    assert attached.count("<file path=") == 1
-    assert "print('a')" in attached
+    assert prompt == "compare @a.py, then @a.py again"
+    (block,) = attachments
+    assert isinstance(block, TextContent)
+    assert block.text.startswith('\n\n<file path="a.py"') and "print('a')" in block.text
 
 
 def test_words_that_are_not_files_stay_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    prompt = build_prompt(["explain", "@dataclass", "and", "mail me@example.com"], read_stdin=False)
+    words = ["explain", "@dataclass", "and", "mail me@example.com"]
+    prompt, attachments = build_prompt(words, read_stdin=False)
 
     assert prompt == "explain @dataclass and mail me@example.com"
+    assert attachments == []
     assert capsys.readouterr().err == ""
 
 
 def test_a_missing_file_mention_warns(capsys: pytest.CaptureFixture[str]) -> None:
-    prompt = build_prompt(["read @docs/nothing.md"], read_stdin=False)
+    prompt, attachments = build_prompt(["read @docs/nothing.md"], read_stdin=False)
 
-    assert prompt == "read @docs/nothing.md"
+    assert prompt == "read @docs/nothing.md" and attachments == []
     assert "@docs/nothing.md: no such file" in capsys.readouterr().err
 
 
@@ -54,7 +57,7 @@ def test_piped_stdin_follows_the_words_and_survives_bad_bytes(
     stdin = io.TextIOWrapper(io.BytesIO(b"diff --git \xff\xfe\n+added line\n"))
     monkeypatch.setattr("sys.stdin", stdin)
 
-    prompt = build_prompt(["review", "this"], read_stdin=True)
+    prompt, _ = build_prompt(["review", "this"], read_stdin=True)
 
     assert prompt.startswith("review this\n\ndiff --git ")
     assert "\ufffd" in prompt and prompt.endswith("+added line\n")

@@ -110,7 +110,7 @@ def test_ctrl_g_edits_the_message_in_the_editor_program(
         "fake-editor",
         "import sys\npath = sys.argv[1]\n"
         "text = open(path, encoding='utf-8').read()\n"
-        "open(path, 'w', encoding='utf-8').write(text.upper() + ' (edited)\\n')\n",
+        "open(path, 'w', encoding='utf-8').write(text.upper())\n",
     )
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor)
@@ -121,7 +121,42 @@ def test_ctrl_g_edits_the_message_in_the_editor_program(
             await opened(pilot)
             await type_text(pilot, "draft")
             await pilot.press("ctrl+g")
-            await wait_until(pilot, lambda: app.editor.text == "DRAFT (edited)")
+            await wait_until(pilot, lambda: app.editor.text == "DRAFT")
+
+    run(scenario())
+
+
+def test_ctrl_g_a_line_appended_in_the_editor_is_a_line_of_its_own(
+    tui: TuiHarness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What `echo more >> file` or vim's `o` does: the file must end with a newline for
+    # the new line to start on a line of its own.
+    seen = tmp_path / "seen.txt"
+    editor = _script(
+        tmp_path,
+        "appending-editor",
+        "import shutil, sys\npath = sys.argv[1]\n"
+        f"shutil.copy(path, {str(seen)!r})\n"
+        "open(path, 'a', encoding='utf-8').write('second line\\n')\n",
+    )
+    viewed = tmp_path / "viewed"
+    untouched = _script(tmp_path, "viewer", f"open({str(viewed)!r}, 'w').close()\n")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor)
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await type_text(pilot, "first line")
+            await pilot.press("ctrl+g")
+            await wait_until(pilot, lambda: app.editor.text == "first line\nsecond line")
+            assert seen.read_text(encoding="utf-8") == "first line\n"
+            monkeypatch.setenv("EDITOR", untouched)
+            await pilot.press("ctrl+g")
+            await wait_until(pilot, viewed.exists, what="the second editor run")
+            await pilot.pause()
+            assert app.editor.text == "first line\nsecond line"  # no newline gained or lost
 
     run(scenario())
 

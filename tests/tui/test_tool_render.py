@@ -100,3 +100,14 @@ def test_other_tools_show_their_first_lines() -> None:
         f"match {i}" for i in range(tool_render.COLLAPSED_LINES)
     ]
     assert "14 more lines" in body.plain
+
+
+def test_hints_name_what_ctrl_o_does_next() -> None:
+    text = "\n".join(f"match {i}" for i in range(3000))
+    folded = tool_render.result_body("grep", {}, ToolResult.text(text), False, expanded=False)
+    opened = tool_render.result_body("grep", {}, ToolResult.text(text), False, expanded=True)
+    assert folded is not None and opened is not None
+    assert folded.plain.endswith("2994 more lines (ctrl+o to expand)")
+    assert opened.plain.endswith("1000 more lines not shown (ctrl+o to fold)")
+    tail = tool_render.running_body("bash", ToolResult.text(text))
+    assert tail is not None and "ctrl+o" not in tail.plain  # no toggle while it runs

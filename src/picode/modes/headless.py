@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from picode.ai.types import AssistantMessage
@@ -41,8 +41,11 @@ UNREACHABLE = (
 INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def run_headless(options: Any, prompt: str, *, json_events: bool) -> int:
-    return asyncio.run(_run(options, prompt, json_events))
+def run_headless(
+    options: Any, prompt: str, *, json_events: bool, attachments: Sequence[Any] = ()
+) -> int:
+    """``attachments``: content blocks after the prompt (``@path`` files, images)."""
+    return asyncio.run(_run(options, prompt, json_events, attachments))
 
 
 async def open_session(options: Any) -> Any:
@@ -89,7 +92,7 @@ class Interrupts:
         return None if self.signum is None else 128 + self.signum
 
 
-async def _run(options: Any, prompt: str, json_events: bool) -> int:
+async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequence[Any]) -> int:
     from picode.agent.agent import AgentBusyError
     from picode.modes.approval import terminal_approver
     from picode.session.credentials import MissingApiKeyError
@@ -114,7 +117,7 @@ async def _run(options: Any, prompt: str, json_events: bool) -> int:
     else:
         session.subscribe(report_progress)
     try:
-        await session.prompt(prompt)
+        await session.prompt(prompt, attachments)
     except (MissingApiKeyError, AgentBusyError) as exc:
         warn(str(exc))
         return EXIT_ERROR

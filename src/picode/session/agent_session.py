@@ -38,13 +38,14 @@ from picode.ai.stream import StreamOptions
 from picode.ai.text_repair import repair_text
 from picode.ai.types import (
     AssistantMessage,
-    ImageContent,
     Message,
     TextContent,
     ToolCall,
+    UserContent,
     UserMessage,
 )
 from picode.session.approval import ApprovalGate
+from picode.session.attachments import split_attachments
 from picode.session.credentials import Credentials
 from picode.session.events import (
     SAVE_FAILED_SOURCE,
@@ -293,11 +294,11 @@ class AgentSession:
 
     @property
     def queued_steering(self) -> list[str]:
-        return [message.text for message in self.agent.queued_steering]
+        return [split_attachments(message)[0] for message in self.agent.queued_steering]
 
     @property
     def queued_follow_ups(self) -> list[str]:
-        return [message.text for message in self.agent.queued_follow_ups]
+        return [split_attachments(message)[0] for message in self.agent.queued_follow_ups]
 
     def display_messages(self) -> list[Message]:
         return self.recorder.display_messages()
@@ -401,18 +402,18 @@ class AgentSession:
 
     # --- commands ----------------------------------------------------------------------
 
-    async def prompt(self, text: str, images: Sequence[ImageContent] = ()) -> None:
-        """Run a prompt until the agent is idle (retries and recovery included)."""
+    async def prompt(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
+        """Run a prompt until the agent is idle (retries and recovery included).
+
+        ``attachments`` follow the text: images, or the files of ``attach_mentions``."""
         if self._running:
             raise AgentBusyError(
                 "picode is still working; steer or queue a follow-up, or abort first"
             )
         self.credentials.require(self.model)
         text = repair_text(await self.extensions.transform_input(repair_text(text)))
-        content: str | list[TextContent | ImageContent] = (
-            [TextContent(text), *images] if images else text
-        )
-        await self._run(lambda: self.agent.prompt(UserMessage(content)))
+        message = _user_message(text, attachments)
+        await self._run(lambda: self.agent.prompt(message))
 
     async def continue_(self) -> None:
         await self._run(self.agent.continue_)
@@ -444,18 +445,19 @@ class AgentSession:
             self._abort_retry = None
         return False
 
-    def steer(self, text: str) -> None:
-        self.agent.steer(UserMessage(repair_text(text)))
+    def steer(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
+        self.agent.steer(_user_message(repair_text(text), attachments))
         self._queue_changed()
 
-    def follow_up(self, text: str) -> None:
-        self.agent.follow_up(UserMessage(repair_text(text)))
+    def follow_up(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
+        self.agent.follow_up(_user_message(repair_text(text), attachments))
         self._queue_changed()
 
     def clear_queues(self) -> list[str]:
+        """The queued messages as typed (attached files come back as their mentions)."""
         steering, follow_ups = self.agent.clear_queues()
         self._queue_changed()
-        return [message.text for message in [*steering, *follow_ups]]
+        return [split_attachments(message)[0] for message in [*steering, *follow_ups]]
 
     def _has_queued(self) -> bool:
         return bool(self.agent.queued_steering or self.agent.queued_follow_ups)
@@ -612,3 +614,7 @@ class AgentSession:
     def _notice(self, text: str, level: str = "info", source: str | None = None) -> None:
         lvl: Any = level if level in ("info", "warning", "error") else "info"
         self.emit_soon(Notice(lvl, text, source))
+
+
+def _user_message(text: str, attachments: Sequence[UserContent]) -> UserMessage:
+    return UserMessage([TextContent(text), *attachments] if attachments else text)

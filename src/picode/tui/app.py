@@ -18,6 +18,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from picode.tui.controllers.approvals import ApprovalController
+from picode.tui.controllers.attachments import collect_attachments, mentions_files
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
 from picode.tui.controllers.shell import ShellRunner, parse_shell
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.widgets import OptionList, TextArea
 
+    from picode.ai.types import UserContent
     from picode.session.agent_session import AgentSession
     from picode.tui.completion.popup import CompletionPopup
     from picode.tui.config import TuiConfig
@@ -406,24 +408,27 @@ class PicodeApp(App[int]):
             self.status.set_notice("Starting the session… your message will be sent")
             return
         self.status.set_notice(None)
-        if session.is_running:
-            if follow_up:
-                session.follow_up(text)
-            else:
-                session.steer(text)
+        if session.is_running and not mentions_files(text):
+            _queue(session, text, follow_up, [])  # at once: keeps the order of what was typed
             return
-        self.run_worker(self._prompt(session, text), group="prompt", exit_on_error=False)
+        self.run_worker(self._prompt(session, text, follow_up), group="prompt", exit_on_error=False)
 
-    async def _prompt(self, session: AgentSession, text: str) -> None:
+    async def _prompt(self, session: AgentSession, text: str, follow_up: bool) -> None:
         from picode.agent.agent import AgentBusyError
 
+        attachments = await collect_attachments(session, text, self.report, self.restore_text)
+        if attachments is None:
+            return
+        if session.is_running:
+            _queue(session, text, follow_up, attachments)
+            return
         router = self.router
         assert router is not None  # built before the session is published
         seen_before = router.user_messages
         try:
-            await session.prompt(text)
+            await session.prompt(text, attachments)
         except AgentBusyError:
-            session.steer(text)
+            session.steer(text, attachments)
         except Exception as exc:
             log.debug("prompt failed", exc_info=True)
             self.report(str(exc) or type(exc).__name__, "error")
@@ -578,3 +583,12 @@ class PicodeApp(App[int]):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self.exit(0)
+
+
+def _queue(
+    session: AgentSession, text: str, follow_up: bool, attachments: list[UserContent]
+) -> None:
+    if follow_up:
+        session.follow_up(text, attachments)
+    else:
+        session.steer(text, attachments)

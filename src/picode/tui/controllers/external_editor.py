@@ -45,7 +45,11 @@ def edit_text(
     suspend: Suspend | None = None,
     env: Mapping[str, str] | None = None,
 ) -> str:
-    """Open ``text`` in the editor and return what it saved (one trailing newline dropped).
+    """Open ``text`` in the editor and return what it saved.
+
+    The file ends with a newline, as editors expect of a text file (without it a line
+    appended with ``o`` or ``>>`` is glued onto the last one); exactly one trailing newline
+    is dropped on the way back, so an untouched message comes back unchanged.
 
     ``suspend`` gives the terminal to the editor for the duration (``App.suspend``).
     Raises ExternalEditorError when the editor cannot start or exits with an error.
@@ -56,7 +60,7 @@ def edit_text(
     path = Path(name)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
+            file.write(text + "\n" if text else text)
         stepping_aside = suspend() if suspend is not None else contextlib.nullcontext()
         failure: OSError | None = None
         # Nothing may raise inside the block: App.suspend only resumes the app when its

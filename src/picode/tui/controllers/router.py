@@ -134,7 +134,7 @@ class EventRouter:
                     self.host.refresh_footer()
             case MessageStart(message=UserMessage() as message):
                 self.user_messages += 1
-                self.transcript.add(UserMessageView(message.text), self._next_index())
+                self.transcript.add(UserMessageView.of(message), self._next_index())
                 if self.queue.display:
                     # A queued message was just delivered; the session does not announce it.
                     self.queue.show(*self.host.queued_messages())
@@ -268,7 +268,7 @@ class EventRouter:
         for offset, message in enumerate(messages):
             match message:
                 case UserMessage():
-                    entries.append((UserMessageView(message.text), start + offset))
+                    entries.append((UserMessageView.of(message), start + offset))
                 case AssistantMessage():
                     view = completed_assistant_view(
                         message,

@@ -5,6 +5,8 @@ Widgets only display what they are told; the event router decides what to tell t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -15,7 +17,9 @@ from picode.ai.types import (
     TextContent,
     ThinkingContent,
     ToolCall,
+    UserMessage,
 )
+from picode.session.attachments import Attached, split_attachments
 from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
 from picode.tui.widgets.tool_call import ToolCallView
 
@@ -35,12 +39,18 @@ class UserMessageView(Static):
     }
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, attached: Sequence[Attached] = ()) -> None:
         self.text = text
-        super().__init__(_user_content(text))
+        self.attached = list(attached)
+        super().__init__(_user_content(text, self.attached))
+
+    @classmethod
+    def of(cls, message: UserMessage) -> UserMessageView:
+        """The typed text, and a line per ``@path`` file sent with it (not its content)."""
+        return cls(*split_attachments(message))
 
 
-def _user_content(text: str) -> Content:
+def _user_content(text: str, attached: Sequence[Attached]) -> Content:
     shown = text[:USER_MESSAGE_MAX_CHARS]
     lines = shown.splitlines()
     hidden_lines = text.count("\n") + 1 - min(len(lines), USER_MESSAGE_MAX_LINES)
@@ -49,6 +59,8 @@ def _user_content(text: str) -> Content:
     if hidden_lines > 0 or len(text) > USER_MESSAGE_MAX_CHARS:
         more = f"\n… {max(hidden_lines, 0)} more lines, {len(text):,} characters in all"
         body = body + Content.styled(more, "$muted italic")
+    for file in attached:
+        body = body + Content.styled(f"\n  {file.describe()}", "$muted")
     return body
 
 

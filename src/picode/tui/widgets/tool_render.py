@@ -78,7 +78,8 @@ def running_body(name: str, partial: ToolResult | None) -> Content | None:
     text = partial.text_content
     if not text.strip():
         return None
-    return _tail(text, BASH_TAIL_LINES, style="$muted")
+    # Ctrl+O acts on finished results only: no hint on the live tail.
+    return _tail(text, BASH_TAIL_LINES, None, style="$muted")
 
 
 def result_body(
@@ -90,23 +91,23 @@ def result_body(
         text = text or "(no error message)"
         # A failed command says why at the end (exit code, signal); other tools at the start.
         if name == "bash":
-            return _tail(text, limit, style="$tool-error")
-        return _head(text, limit, style="$tool-error")
+            return _tail(text, limit, expanded, style="$tool-error")
+        return _head(text, limit, expanded, style="$tool-error")
     diff = _diff_text(result.details)
     if name == "edit" and diff is not None:
         return render_diff(diff, None if expanded else DIFF_COLLAPSED_LINES)
     if name == "bash":
-        return _tail(text, EXPANDED_LINES if expanded else BASH_TAIL_LINES, style="")
+        return _tail(text, EXPANDED_LINES if expanded else BASH_TAIL_LINES, expanded, style="")
     if name in ("read", "write"):
         source = text if name == "read" else str(args.get("content", ""))
-        summary = _summary_line(name, source, result)
+        summary = _summary_line(name, source, result, expanded)
         if not expanded:
             return Content.styled(summary, "$muted")
         return Content("\n").join(
-            [Content.styled(summary, "$muted"), _head(source, EXPANDED_LINES)]
+            [Content.styled(summary, "$muted"), _head(source, EXPANDED_LINES, expanded)]
         )
     limit = EXPANDED_LINES if expanded else COLLAPSED_LINES
-    return _head(text, limit) if text.strip() else _images_note(result)
+    return _head(text, limit, expanded) if text.strip() else _images_note(result)
 
 
 def render_diff(diff: str, limit: int | None) -> Content:
@@ -128,18 +129,19 @@ def render_diff(diff: str, limit: int | None) -> Content:
             style = "$diff-context"
         rendered.append(Content.styled(line, style))
     if len(shown) < len(lines):
-        rendered.append(_more_note(len(lines) - len(shown), "more lines"))
+        rendered.append(_more_note(len(lines) - len(shown), "more lines", expanded=False))
     return Content("\n").join(rendered)
 
 
-def _summary_line(name: str, source: str, result: ToolResult) -> str:
+def _summary_line(name: str, source: str, result: ToolResult, expanded: bool) -> str:
     details = result.details if isinstance(result.details, dict) else {}
     count = details.get("lines")
     if not isinstance(count, int):
         count = _count_lines(source)
     noun = "line" if count == 1 else "lines"
+    hint = toggle_hint(expanded)
     if name == "write":
-        return f"Wrote {count} {noun} (ctrl+o to expand)"
+        return f"Wrote {count} {noun} {hint}"
     if result.images and not source:
         images = len(result.images)
         return f"Read {images} image{'s' if images > 1 else ''}"
@@ -148,9 +150,14 @@ def _summary_line(name: str, source: str, result: ToolResult) -> str:
         if total == 0:
             return "Read an empty file"
         if start > 1 or end < total:
-            return f"Read lines {start}-{end} of {total} (ctrl+o to expand)"
-        return f"Read {total} line{'s' if total != 1 else ''} (ctrl+o to expand)"
-    return f"Read {count} {noun} (ctrl+o to expand)"
+            return f"Read lines {start}-{end} of {total} {hint}"
+        return f"Read {total} line{'s' if total != 1 else ''} {hint}"
+    return f"Read {count} {noun} {hint}"
+
+
+def toggle_hint(expanded: bool) -> str:
+    """What Ctrl+O does from here: the hint must name the next action, not the last one."""
+    return "(ctrl+o to fold)" if expanded else "(ctrl+o to expand)"
 
 
 def _diff_text(details: Any) -> str | None:
@@ -168,27 +175,34 @@ def _images_note(result: ToolResult) -> Content | None:
     return Content.styled(f"[{count} image{'s' if count > 1 else ''}]", "$muted")
 
 
-def _head(text: str, limit: int, style: str = "") -> Content:
+def _head(text: str, limit: int, expanded: bool, style: str = "") -> Content:
     lines = text.splitlines()
     shown = [_clip(line, MAX_LINE_CHARS) for line in lines[:limit]]
     body = Content.styled("\n".join(shown), style) if style else Content("\n".join(shown))
     if len(lines) > limit:
-        return Content("\n").join([body, _more_note(len(lines) - limit, "more lines")])
+        return Content("\n").join([body, _more_note(len(lines) - limit, "more lines", expanded)])
     return body
 
 
-def _tail(text: str, limit: int, style: str) -> Content:
+def _tail(text: str, limit: int, expanded: bool | None, style: str) -> Content:
     lines = text.rstrip("\n").splitlines()
     shown = [_clip(line, MAX_LINE_CHARS) for line in lines[-limit:]]
     body = Content.styled("\n".join(shown), style) if style else Content("\n".join(shown))
     hidden = len(lines) - len(shown)
     if hidden > 0:
-        return Content("\n").join([_more_note(hidden, "earlier lines"), body])
+        return Content("\n").join([_more_note(hidden, "earlier lines", expanded), body])
     return body
 
 
-def _more_note(count: int, what: str) -> Content:
-    return Content.styled(f"… {count} {what} (ctrl+o to expand)", "$muted italic")
+def _more_note(count: int, what: str, expanded: bool | None) -> Content:
+    """Lines left out. Expanded output is capped too (``EXPANDED_LINES``): those lines are
+    not shown at all, and Ctrl+O folds, so the note says so rather than offer to expand.
+    ``None``: Ctrl+O does nothing here (a running tool), so no hint."""
+    if expanded is None:
+        return Content.styled(f"… {count} {what}", "$muted italic")
+    if expanded:
+        return Content.styled(f"… {count} {what} not shown {toggle_hint(True)}", "$muted italic")
+    return Content.styled(f"… {count} {what} {toggle_hint(False)}", "$muted italic")
 
 
 def _count_lines(text: str) -> int:
