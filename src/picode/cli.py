@@ -22,6 +22,8 @@ examples:
   picode -p "summarise @README.md"       @file attaches a file as text
   picode --model openai/gpt-5:high       provider/id[:thinking]
   picode --mode rpc                      JSON commands on stdin, events on stdout
+  picode mcp list                        MCP servers from config.toml (docs/mcp.md)
+  picode mcp add NAME -- CMD ARGS...     add a stdio MCP server to your config.toml
 
 keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY);
 base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL;
@@ -97,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(argv) if argv is not None else sys.argv[1:]
+    # Only a bare first word "mcp" is the command; ``picode -- mcp ...`` sends it as a prompt.
+    if words[:1] == ["mcp"]:
+        from picode.mcp_command import run_mcp_command
+
+        return run_mcp_command(words[1:])
     parser = build_parser()
     words = sys.argv[1:] if argv is None else list(argv)
     # Undecodable bytes arrive as lone surrogates; repaired here, they cannot reach a

@@ -24,6 +24,7 @@ from picode.session.config_lines import (
     salvage_safety_keys,
     syntax_error_line,
 )
+from picode.session.config_mcp import McpServer, McpSettings
 from picode.session.config_providers import api_key_for, apply_providers, base_url_for
 from picode.session.paths import Paths, project_dir
 
@@ -34,6 +35,8 @@ __all__ = [
     "CustomProvider",
     "EditGuardSettings",
     "LoadedConfig",
+    "McpServer",
+    "McpSettings",
     "RetrySettings",
     "Settings",
     "TtsrSettings",
@@ -121,6 +124,7 @@ class Settings(_Section):
     edit_guard: EditGuardSettings = Field(default_factory=EditGuardSettings)
     bash: BashSettings = Field(default_factory=BashSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     steering_mode: QueueMode = "one-at-a-time"
     follow_up_mode: QueueMode = "one-at-a-time"
 

@@ -1,0 +1,117 @@
+"""``[mcp.servers.NAME]`` in config.toml: validation and folder trust."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from picode.session.config import load_config
+from picode.session.paths import Paths, resolve_paths
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> Paths:
+    return resolve_paths({"PICODE_HOME": str(tmp_path / "home")})
+
+
+@pytest.fixture
+def cwd(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+SERVERS = """
+[mcp.servers.files]
+command = "python3"
+args = ["-m", "files_server"]
+env = { ROOT = "/srv" }
+timeout_s = 5
+tools = { deny = ["delete"], approved = ["read"] }
+
+[mcp.servers.web]
+url = "http://127.0.0.1:8931/mcp"
+headers = { Authorization = "Bearer x" }
+
+[mcp.servers.legacy]
+url = "http://127.0.0.1:8932/sse"
+transport = "sse"
+enabled = false
+"""
+
+
+def test_servers_of_each_transport_are_read(paths: Paths, cwd: Path) -> None:
+    write(paths.user_config_file, SERVERS)
+    loaded = load_config(paths, cwd)
+    servers = loaded.settings.mcp.servers
+    assert loaded.problems == []
+    assert {name: s.kind for name, s in servers.items()} == {
+        "files": "stdio",
+        "web": "http",
+        "legacy": "sse",
+    }
+    files = servers["files"]
+    assert (files.command, files.args, files.env, files.timeout_s) == (
+        "python3",
+        ["-m", "files_server"],
+        {"ROOT": "/srv"},
+        5.0,
+    )
+    assert files.tools.offers("read") and not files.tools.offers("delete")
+    assert servers["web"].headers == {"Authorization": "Bearer x"}
+    assert servers["legacy"].enabled is False
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('args = ["x"]', "needs command"),
+        ('command = "a"\nurl = "http://127.0.0.1:1/mcp"', "not both"),
+        ('url = "ftp://127.0.0.1/x"', "http:// or https://"),
+        ('command = "a"\ntransport = "sse"', 'transport = "sse" needs url'),
+    ],
+)
+def test_a_bad_server_is_reported_and_only_it_is_dropped(
+    paths: Paths, cwd: Path, table: str, message: str
+) -> None:
+    file = write(
+        paths.user_config_file, f'[mcp.servers.bad]\n{table}\n[mcp.servers.ok]\ncommand = "b"\n'
+    )
+    loaded = load_config(paths, cwd)
+    assert list(loaded.settings.mcp.servers) == ["ok"]
+    assert [p.file for p in loaded.problems] == [file]
+    assert message in loaded.problems[0].message
+    assert loaded.problems[0].key is not None and "mcp.servers.bad" in loaded.problems[0].key
+
+
+def test_a_bad_timeout_falls_back_to_the_default(paths: Paths, cwd: Path) -> None:
+    write(paths.user_config_file, '[mcp.servers.s]\ncommand = "a"\ntimeout_s = 0\n')
+    loaded = load_config(paths, cwd)
+    assert loaded.settings.mcp.servers["s"].timeout_s == 60.0
+    assert loaded.problems[0].key == "mcp.servers.s.timeout_s"
+    assert "greater than 0" in loaded.problems[0].message
+
+
+def test_a_server_name_unfit_for_tool_names_is_reported(paths: Paths, cwd: Path) -> None:
+    write(paths.user_config_file, '[mcp.servers."a__b"]\ncommand = "x"\n')
+    loaded = load_config(paths, cwd)
+    assert loaded.settings.mcp.servers == {}
+    assert "without '__'" in loaded.problems[0].message
+
+
+def test_untrusted_project_server_not_started(paths: Paths, cwd: Path) -> None:
+    write(paths.user_config_file, '[mcp.servers.mine]\ncommand = "mine"\n')
+    write(cwd / ".picode" / "config.toml", '[mcp.servers.repo]\ncommand = "./run-me"\n')
+    untrusted = load_config(paths, cwd)
+    assert list(untrusted.settings.mcp.servers) == ["mine"]
+    assert [gate.loc for gate in untrusted.ignored] == [("mcp",)]
+    trusted = load_config(paths, cwd, project_trusted=True)
+    assert sorted(trusted.settings.mcp.servers) == ["mine", "repo"]
+    assert trusted.settings.mcp.servers["repo"].command == "./run-me"
