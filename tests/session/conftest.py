@@ -13,7 +13,7 @@ from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxProvider
 from picode.session.agent_session import AgentSession, SessionOptions
 from picode.session.config import Settings
-from picode.session.paths import resolve_paths
+from picode.session.paths import Paths, resolve_paths
 
 
 class SessionHarness:
@@ -77,3 +77,17 @@ async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> Non
             await asyncio.sleep(0.005)
 
     await asyncio.wait_for(poll(), timeout)
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> Paths:
+    """An isolated PICODE_HOME (config, data, cache) for config and trust tests."""
+    return resolve_paths({"PICODE_HOME": str(tmp_path / "home")})
+
+
+@pytest.fixture
+def cwd(tmp_path: Path) -> Path:
+    """An empty project folder."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder

@@ -19,19 +19,7 @@ from picode.session.config import (
     base_url_for,
     load_config,
 )
-from picode.session.paths import Paths, resolve_paths
-
-
-@pytest.fixture
-def paths(tmp_path: Path) -> Paths:
-    return resolve_paths({"PICODE_HOME": str(tmp_path / "home")})
-
-
-@pytest.fixture
-def cwd(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    return folder
+from picode.session.paths import Paths
 
 
 def write_user(paths: Paths, text: str) -> Path:

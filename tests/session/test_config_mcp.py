@@ -7,19 +7,7 @@ from pathlib import Path
 import pytest
 
 from picode.session.config import load_config
-from picode.session.paths import Paths, resolve_paths
-
-
-@pytest.fixture
-def paths(tmp_path: Path) -> Paths:
-    return resolve_paths({"PICODE_HOME": str(tmp_path / "home")})
-
-
-@pytest.fixture
-def cwd(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    return folder
+from picode.session.paths import Paths
 
 
 def write(path: Path, text: str) -> Path:

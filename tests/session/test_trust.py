@@ -9,21 +9,9 @@ from pathlib import Path
 import pytest
 
 from picode.session.config import load_config
-from picode.session.paths import Paths, resolve_paths
+from picode.session.paths import Paths
 from picode.session.system_prompt import build_system_prompt
 from picode.session.trust import TrustStore, assess_project, record_decision
-
-
-@pytest.fixture
-def paths(tmp_path: Path) -> Paths:
-    return resolve_paths({"PICODE_HOME": str(tmp_path / "home")})
-
-
-@pytest.fixture
-def cwd(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    return folder
 
 
 def write(path: Path, text: str) -> Path:
