@@ -31,8 +31,12 @@ class SessionLock:
         lock_path = session_path.with_name(session_path.name + ".lock")
         if fcntl is None:
             return cls(lock_path, None)
-        lock_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            lock_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            # An unwritable folder: the session's own write fails next and says so.
+            return cls(lock_path, None)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
