@@ -104,5 +104,3 @@ def test_cancel_closes_the_model_request(wire: WireServer, picode: PicodeEnv) ->
     response = asyncio.run(_drive(picode, api.model, script))
     assert response.stop_reason == "cancelled"
     assert wire.requests[0].wait_closed(timeout=10), "cancel must close the connection"
-
-

@@ -12,13 +12,13 @@ from picode.modes.headless import open_session
 from picode.session.approval import ApprovalDecision, ApprovalRequest
 
 PROTOCOL_VERSION = 1
-STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
+STOP_REASONS: dict[str, Any] = {"stop": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
 
 
 def run_acp(options: Any) -> int:
     from acp import run_agent
 
-    asyncio.run(run_agent(PicodeAcpAgent(options)))
+    asyncio.run(run_agent(PicodeAcpAgent(options)))  # type: ignore[arg-type]
     return 0
 
 
@@ -27,6 +27,8 @@ class PicodeAcpAgent:
         self.options = options
         self.conn: Any = None
         self.sessions: dict[str, Any] = {}
+        # Updates go out in order on their own tasks; held here so none is collected early.
+        self.sending: set[asyncio.Task[Any]] = set()
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -65,7 +67,11 @@ class PicodeAcpAgent:
     def _forward(self, session_id: str, event: Any) -> None:
         update = event_to_update(event)
         if update is not None and self.conn is not None:
-            asyncio.ensure_future(self.conn.session_update(session_id=session_id, update=update))
+            task = asyncio.ensure_future(
+                self.conn.session_update(session_id=session_id, update=update)
+            )
+            self.sending.add(task)
+            task.add_done_callback(self.sending.discard)
 
     async def _ask(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
         from acp import schema
@@ -122,7 +128,7 @@ def _block_text(block: Any) -> str:
         return text
     resource = getattr(block, "resource", None)
     if resource is not None and isinstance(getattr(resource, "text", None), str):
-        return f"<file uri=\"{resource.uri}\">\n{resource.text}\n</file>"
+        return f'<file uri="{resource.uri}">\n{resource.text}\n</file>'
     uri = getattr(block, "uri", None)
     return f"[{uri}]" if uri else ""
 

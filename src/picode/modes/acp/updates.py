@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from picode.agent.events import MessageUpdate, ToolExecutionEnd, ToolExecutionStart
+from picode.ai.events import TextDeltaEvent, ThinkingDeltaEvent
 
 TOOL_KINDS = {
     "read": "read",
@@ -22,10 +23,10 @@ def event_to_update(event: Any) -> Any:
     from acp.schema import ToolCallLocation
 
     match event:
-        case MessageUpdate(event=inner) if inner.type == "text_delta":
-            return helpers.update_agent_message_text(inner.delta)
-        case MessageUpdate(event=inner) if inner.type == "thinking_delta":
-            return helpers.update_agent_thought_text(inner.delta)
+        case MessageUpdate(event=TextDeltaEvent(delta=delta)):
+            return helpers.update_agent_message_text(delta)
+        case MessageUpdate(event=ThinkingDeltaEvent(delta=delta)):
+            return helpers.update_agent_thought_text(delta)
         case ToolExecutionStart(tool_call_id=call_id, tool_name=name, args=args):
             path = args.get("path") if isinstance(args, dict) else None
             locations = [ToolCallLocation(path=str(path))] if path else None
