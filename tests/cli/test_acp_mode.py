@@ -88,7 +88,7 @@ def test_streamed_answer(wire: WireServer, picode: PicodeEnv) -> None:
 
 
 def test_cancel_closes_the_model_request(wire: WireServer, picode: PicodeEnv) -> None:
-    from acp import text_block
+    from acp import RequestError, text_block
 
     api = _point_at(wire, picode)
     wire.enqueue(api.text_then("Thinking about", Stall()))
@@ -98,6 +98,14 @@ def test_cancel_closes_the_model_request(wire: WireServer, picode: PicodeEnv) ->
             conn.prompt(session_id=session_id, prompt=[text_block("long question")])
         )
         await client.wait_for("agent_message_chunk")
+        try:
+            await asyncio.wait_for(
+                conn.prompt(session_id=session_id, prompt=[text_block("meanwhile")]), TIMEOUT
+            )
+        except RequestError as exc:
+            assert "already running" in str(exc.data)
+        else:
+            raise AssertionError("a second prompt while one runs must be refused")
         await conn.cancel(session_id=session_id)
         return await asyncio.wait_for(running, TIMEOUT)
 
