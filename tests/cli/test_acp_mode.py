@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from tests.cli.apis import AnthropicDriver
 from tests.cli.harness import PICODE, PicodeEnv
 from tests.wire.server import Stall, WireServer
@@ -98,14 +100,11 @@ def test_cancel_closes_the_model_request(wire: WireServer, picode: PicodeEnv) ->
             conn.prompt(session_id=session_id, prompt=[text_block("long question")])
         )
         await client.wait_for("agent_message_chunk")
-        try:
+        with pytest.raises(RequestError, match="Invalid request") as refused:
             await asyncio.wait_for(
                 conn.prompt(session_id=session_id, prompt=[text_block("meanwhile")]), TIMEOUT
             )
-        except RequestError as exc:
-            assert "already running" in str(exc.data)
-        else:
-            raise AssertionError("a second prompt while one runs must be refused")
+        assert "already running" in str(refused.value.data)
         await conn.cancel(session_id=session_id)
         return await asyncio.wait_for(running, TIMEOUT)
 
