@@ -50,9 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--mode",
-        choices=("text", "json", "rpc"),
+        choices=("text", "json", "rpc", "acp"),
         default=None,
-        help="headless output: text (with -p), json (one event per line), rpc (stdin commands)",
+        help=(
+            "headless output: text (with -p), json (one event per line), "
+            "rpc (stdin commands), acp (Agent Client Protocol over stdio)"
+        ),
     )
     parser.add_argument("--model", metavar="PROVIDER/ID[:THINKING]", help="model to use")
     parser.add_argument("--thinking", choices=THINKING_CHOICES, help="thinking level")

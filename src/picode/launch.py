@@ -49,8 +49,8 @@ def exit_now(code: int) -> None:
 
 def _launch(args: argparse.Namespace) -> int:
     mode = args.mode or ("text" if args.print_mode else "tui")
-    if mode == "rpc" and args.prompt:
-        print("picode: rpc mode takes its prompts as commands on stdin", file=sys.stderr)
+    if mode in ("rpc", "acp") and args.prompt:
+        print(f"picode: {mode} mode takes its prompts as commands on stdin", file=sys.stderr)
         return EXIT_USAGE
     try:
         if mode == "tui":
@@ -77,6 +77,10 @@ def _launch(args: argparse.Namespace) -> int:
             print(f"picode: config error: {error}", file=sys.stderr)
         for warning in prepared.warnings:
             print(f"picode: warning: {warning}", file=sys.stderr)
+        if mode == "acp":
+            from picode.modes.acp.server import run_acp
+
+            return run_acp(prepared.options)
         if mode == "rpc":
             from picode.modes.rpc import run_rpc
 
