@@ -13,6 +13,7 @@ from picode.agent.tool import AgentTool, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxProvider
+from picode.session.agent_session import AgentSession
 from picode.session.config import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
@@ -135,6 +136,14 @@ async def opened(pilot: Any) -> PicodeApp:
     app: PicodeApp = pilot.app
     await wait_until(pilot, lambda: app.session is not None, what="the session")
     return app
+
+
+async def open_session(pilot: Any) -> AgentSession:
+    """The app's session, once it is open."""
+    app = await opened(pilot)
+    session = app.session
+    assert session is not None
+    return session
 
 
 def notices(app: PicodeApp) -> list[str]:

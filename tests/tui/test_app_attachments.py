@@ -6,7 +6,7 @@ from picode.ai.providers.faux import FauxTurn, text_turn
 from picode.ai.types import ImageContent, TextContent, UserMessage
 from picode.tui.widgets.messages import UserMessageView
 
-from .conftest import SIZE, TuiHarness, has_notice, run, send, wait_until
+from .conftest import SIZE, TuiHarness, has_notice, open_session, run, send, wait_until
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -67,9 +67,7 @@ def test_a_mention_typed_while_busy_is_queued_with_its_file(tui: TuiHarness) -> 
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             await send(pilot, "start")
             await wait_until(pilot, lambda: session.is_running)
             await send(pilot, "also @notes.txt now")

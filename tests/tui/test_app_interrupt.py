@@ -8,7 +8,16 @@ from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.notice import NoticeView
 from picode.tui.widgets.tool_call import ToolCallView
 
-from .conftest import SIZE, FakeSlowTool, TuiHarness, press_now, run, type_text, wait_until
+from .conftest import (
+    SIZE,
+    FakeSlowTool,
+    TuiHarness,
+    open_session,
+    press_now,
+    run,
+    type_text,
+    wait_until,
+)
 
 
 def _interrupted_markers(app: object) -> list[NoticeView]:
@@ -21,9 +30,7 @@ def test_esc_mid_stream_aborts_the_provider_and_frees_the_editor(tui: TuiHarness
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             await type_text(pilot, "go")
             press_now(app, "enter")
             await wait_until(
@@ -80,9 +87,7 @@ def test_esc_puts_queued_messages_back_in_the_editor(tui: TuiHarness) -> None:
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             await type_text(pilot, "go")
             press_now(app, "enter")
             await wait_until(pilot, lambda: session.is_running)

@@ -14,7 +14,7 @@ from picode.ai.providers.faux import (
 from picode.tui.widgets.messages import ThinkingView
 from picode.tui.widgets.tool_call import ToolCallView
 
-from .conftest import SIZE, TuiHarness, press_now, run, type_text, wait_until
+from .conftest import SIZE, TuiHarness, open_session, press_now, run, type_text, wait_until
 
 
 def test_ctrl_c_clears_then_quits_when_pressed_twice_within_a_second(tui: TuiHarness) -> None:
@@ -60,9 +60,7 @@ def test_quitting_while_busy_aborts_and_saves(tui: TuiHarness) -> None:
 
     async def scenario() -> str:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             await type_text(pilot, "remember me")
             press_now(app, "enter")
             await wait_until(pilot, lambda: session.is_running)
@@ -85,9 +83,7 @@ def test_shift_tab_cycles_thinking_and_the_footer_follows(tui: TuiHarness) -> No
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             assert app.info_footer.info.thinking == "off"
             await pilot.press("shift+tab")
             await wait_until(pilot, lambda: app.info_footer.info.thinking != "off")
@@ -103,9 +99,7 @@ def test_ctrl_p_without_other_models_says_so(tui: TuiHarness) -> None:
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             before = session.model.ref
             await pilot.press("ctrl+p")
             assert session.model.ref == before
@@ -155,9 +149,7 @@ def test_keymap_file_remaps_a_binding_and_reports_unknown_ids(tui: TuiHarness) -
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             messages = [n.message for n in app._notifications]
             assert any("no_such_binding" in m and "keymap.toml" in m for m in messages)
             await type_text(pilot, "go")
@@ -178,9 +170,7 @@ def test_ctrl_c_while_streaming_clears_then_interrupts_then_quits(tui: TuiHarnes
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             await type_text(pilot, "go")
             press_now(app, "enter")
             await wait_until(pilot, lambda: session.is_running, what="streaming")

@@ -9,7 +9,16 @@ from picode.tui.widgets.markdown import StreamingMarkdown
 from picode.tui.widgets.messages import AssistantMessageView, UserMessageView
 from picode.tui.widgets.tool_call import ToolCallView
 
-from .conftest import SIZE, FakeSlowTool, TuiHarness, press_now, run, type_text, wait_until
+from .conftest import (
+    SIZE,
+    FakeSlowTool,
+    TuiHarness,
+    open_session,
+    press_now,
+    run,
+    type_text,
+    wait_until,
+)
 
 
 def test_enter_while_busy_steers_and_pending_tools_are_skipped(tui: TuiHarness) -> None:
@@ -59,9 +68,7 @@ def test_alt_enter_queues_a_follow_up_that_runs_after_the_turn(tui: TuiHarness) 
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             await type_text(pilot, "first")
             press_now(app, "enter")
             await wait_until(pilot, lambda: session.is_running)
@@ -97,9 +104,7 @@ def test_alt_up_takes_queued_messages_back_into_the_editor(tui: TuiHarness) -> N
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            session = app.session
-            assert session is not None
+            session = await open_session(pilot)
             await type_text(pilot, "go")
             press_now(app, "enter")
             await wait_until(pilot, lambda: session.is_running)
