@@ -181,6 +181,8 @@ def test_abort_before_the_request_gives_an_empty_aborted_message() -> None:
     final = agent.state.messages[-1]
     assert isinstance(final, AssistantMessage)
     assert (final.stop_reason, final.content) == ("aborted", [])
+    # No request went out, so no tokens: the same rule as a provider's own early failure.
+    assert final.usage.total_tokens == 0
     assert provider.requests == []
     assert recorder.kinds()[-4:] == [
         "message_start:assistant",

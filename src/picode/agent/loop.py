@@ -9,7 +9,6 @@ call has a result).
 
 from __future__ import annotations
 
-import copy
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -35,11 +34,11 @@ from picode.agent.tool_exec import (
     execute_tool_calls,
 )
 from picode.ai.abort import AbortSignal
-from picode.ai.builder import ABORTED_MESSAGE, UNTERMINATED_MESSAGE, estimate_usage
+from picode.ai.builder import ABORTED_MESSAGE, UNTERMINATED_MESSAGE, terminal_message
 from picode.ai.errors import format_error_message
 from picode.ai.event_stream import AssistantMessageEventStream
 from picode.ai.events import DoneEvent, ErrorEvent, StartEvent
-from picode.ai.models import Model, ThinkingLevel, calculate_cost
+from picode.ai.models import Model, ThinkingLevel
 from picode.ai.stream import StreamOptions
 from picode.ai.types import (
     AssistantMessage,
@@ -280,42 +279,10 @@ async def _finish_without_stream(
 
 
 def _aborted(partial: AssistantMessage | None, model: Model, context: Context) -> AssistantMessage:
-    return _terminal_copy(partial, model, context, "aborted", ABORTED_MESSAGE)
+    return terminal_message(partial, model, context, ABORTED_MESSAGE, aborted=True)
 
 
 def _failed(
     partial: AssistantMessage | None, model: Model, context: Context, error: str
 ) -> AssistantMessage:
-    return _terminal_copy(partial, model, context, "error", error)
-
-
-def _terminal_copy(
-    partial: AssistantMessage | None,
-    model: Model,
-    context: Context,
-    stop_reason: str,
-    error: str,
-) -> AssistantMessage:
-    """A final message built from the latest partial, detached from the provider (which may
-    still touch its own object while it unwinds)."""
-    if partial is None:
-        message = AssistantMessage(
-            content=[], api=model.api, provider=model.provider, model=model.id
-        )
-    else:
-        message = AssistantMessage(
-            content=[copy.copy(block) for block in partial.content],
-            api=partial.api,
-            provider=partial.provider,
-            model=partial.model,
-            usage=copy.deepcopy(partial.usage),
-            timestamp=partial.timestamp,
-            response_id=partial.response_id,
-        )
-    message.stop_reason = "aborted" if stop_reason == "aborted" else "error"
-    message.error_message = error
-    if message.usage.total_tokens == 0:
-        estimate = estimate_usage(context, message)
-        message.usage = estimate
-        calculate_cost(model, estimate)
-    return message
+    return terminal_message(partial, model, context, error, aborted=False)

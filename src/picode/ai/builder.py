@@ -10,6 +10,7 @@ any failure into exactly one terminal ``error`` event.
 from __future__ import annotations
 
 import asyncio
+import copy
 import importlib
 import logging
 import sys
@@ -121,30 +122,18 @@ class MessageBuilder:
         if self.finished:
             return
         self.finished = True
-        message = self.message
-        message.stop_reason = "aborted" if aborted else "error"
-        message.error_message = error_message
         for index in list(self._open):
             self._materialise_arguments(index)
         self._open.clear()
-        if not self.started and not self.usage_reported:
-            # Nothing came back (401, 429, a refused connection): no tokens were used, and
-            # an estimate would inflate the session's totals and cost with each retry.
-            self._emit(ErrorEvent("aborted" if aborted else "error", message))
-            return
-        self._complete_usage()
-        usage = message.usage
-        if not usage.estimated:
-            # A cut stream leaves output usage at its last report (often message_start's);
-            # what actually arrived is a better figure.
-            estimated = estimate_usage(Context(), message).output
-            if estimated > usage.output:
-                usage.output = estimated
-                usage.total_tokens = (
-                    usage.input + usage.output + usage.cache_read + usage.cache_write
-                )
-                calculate_cost(self.model, usage)
-        self._emit(ErrorEvent("aborted" if aborted else "error", message))
+        end_in_failure(
+            self.message,
+            self.model,
+            self.context,
+            error_message,
+            aborted=aborted,
+            nothing_arrived=not self.started and not self.usage_reported,
+        )
+        self._emit(ErrorEvent("aborted" if aborted else "error", self.message))
 
     # --- blocks ------------------------------------------------------------------------
 
@@ -305,6 +294,70 @@ class MessageBuilder:
         block = self.message.content[index] if index < len(self.message.content) else None
         if buffer is not None and isinstance(block, ToolCall) and len(buffer):
             block.arguments = buffer.final()
+
+
+def terminal_message(
+    partial: AssistantMessage | None,
+    model: Model,
+    context: Context,
+    error: str,
+    *,
+    aborted: bool,
+) -> AssistantMessage:
+    """The end of a stream its consumer stopped reading (Esc, a cut or failed stream): a copy
+    of what arrived, detached from the provider, which may still touch its own object while
+    it unwinds, ended by the same rules as a provider's own failure."""
+    if partial is None:
+        message = AssistantMessage(
+            content=[], api=model.api, provider=model.provider, model=model.id
+        )
+    else:
+        message = AssistantMessage(
+            content=[copy.copy(block) for block in partial.content],
+            api=partial.api,
+            provider=partial.provider,
+            model=partial.model,
+            usage=copy.deepcopy(partial.usage),
+            timestamp=partial.timestamp,
+            response_id=partial.response_id,
+        )
+    return end_in_failure(
+        message, model, context, error, aborted=aborted, nothing_arrived=partial is None
+    )
+
+
+def end_in_failure(
+    message: AssistantMessage,
+    model: Model,
+    context: Context,
+    error: str,
+    *,
+    aborted: bool,
+    nothing_arrived: bool,
+) -> AssistantMessage:
+    """Mark ``message`` failed or aborted and complete its usage: the one place that decides
+    how a message ends when it does not end normally."""
+    message.stop_reason = "aborted" if aborted else "error"
+    message.error_message = error
+    if nothing_arrived:
+        # Nothing came back (401, 429, a refused connection, Esc before the reply): no
+        # tokens were used, and an estimate would inflate the totals with each retry.
+        return message
+    usage = message.usage
+    if usage.total_tokens == 0:
+        # Aborts, cut streams and some local servers leave usage out; the context meter
+        # and compaction still need a figure.
+        estimate = estimate_usage(context, message)
+        usage.input = estimate.input
+        usage.output = estimate.output
+        usage.estimated = True
+    elif not usage.estimated:
+        # A cut stream leaves output usage at its last report (often message_start's);
+        # what actually arrived is a better figure.
+        usage.output = max(usage.output, estimate_usage(Context(), message).output)
+    usage.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+    calculate_cost(model, usage)
+    return message
 
 
 def estimate_tokens(text: str) -> int:
