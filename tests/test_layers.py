@@ -18,11 +18,6 @@ RANK = {"ai": 0, "agent": 1, "tools": 2, "session": 2, "tui": 3, "modes": 3}
 ALLOWED = {
     # The session still builds the coding tools itself; the launcher should compose them.
     ("session/agent_session.py", "picode.tools"),
-    # @path attachments reuse the read tool's limits and sniffing; the reading half belongs
-    # in tools/ (or behind a reader the launcher passes in), the block format below both.
-    ("session/attachments.py", "picode.tools._files"),
-    ("session/attachments.py", "picode.tools._paths"),
-    ("session/attachments.py", "picode.tools.read"),
 }
 
 

@@ -316,11 +316,11 @@ def _stdin_is_terminal() -> bool:
 
 def build_prompt(words: list[str], *, read_stdin: bool) -> tuple[str, list[Any]]:
     """The prompt words, then piped stdin; and the files the words mention with ``@path``
-    (``picode.session.attachments``: the TUI attaches by the same rule)."""
+    (``picode.tools.attachments``: the TUI attaches by the same rule)."""
     typed = " ".join(words)
     attachments: list[Any] = []
     if "@" in typed:
-        from picode.session.attachments import AttachmentError, attach_mentions
+        from picode.tools.attachments import AttachmentError, attach_mentions
 
         try:
             found = attach_mentions(typed, Path.cwd())

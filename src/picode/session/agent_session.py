@@ -26,6 +26,7 @@ from picode.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from picode.agent.file_blocks import split_attachments
 from picode.agent.tool import AgentTool, ToolResult
 from picode.ai.abort import AbortController
 from picode.ai.models import (
@@ -45,7 +46,6 @@ from picode.ai.types import (
     UserMessage,
 )
 from picode.session.approval import ApprovalGate
-from picode.session.attachments import split_attachments
 from picode.session.credentials import Credentials
 from picode.session.events import (
     SAVE_FAILED_SOURCE,

@@ -17,7 +17,7 @@ def mentions_files(text: str) -> bool:
     """Cheap test first: most messages mention no file and need no disk access."""
     if "@" not in text:
         return False
-    from picode.session.attachments import MENTION
+    from picode.tools.attachments import MENTION
 
     return MENTION.search(text) is not None
 
@@ -32,7 +32,7 @@ async def collect_attachments(
     transcript, with the message given back to the editor so nothing is lost."""
     if not mentions_files(text):
         return []
-    from picode.session.attachments import AttachmentError, attach_mentions
+    from picode.tools.attachments import AttachmentError, attach_mentions
 
     try:
         # Off the loop: a large file is counted to its end.

@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from picode.agent.file_blocks import Attached, split_attachments
 from picode.ai.types import (
     AssistantMessage,
     TextContent,
@@ -19,7 +20,6 @@ from picode.ai.types import (
     ToolCall,
     UserMessage,
 )
-from picode.session.attachments import Attached, split_attachments
 from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
 from picode.tui.widgets.tool_call import ToolCallView
 

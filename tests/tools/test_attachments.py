@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from picode.agent.file_blocks import split_attachments
 from picode.ai.types import ImageContent, TextContent, UserMessage
-from picode.session.attachments import AttachmentError, attach_mentions, split_attachments
+from picode.tools.attachments import AttachmentError, attach_mentions
 from picode.tools.read import MAX_LINES
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32

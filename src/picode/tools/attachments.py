@@ -1,22 +1,21 @@
 """``@path`` in a prompt attaches that file: one rule for the TUI and the command line.
 
 The typed text is sent as written (the mention included, so recalling the message gives it
-back unchanged); each file follows it as its own content block: text inside
-``<file path="…" lines="N">…</file>``, cut at the read tool's limits, and images as image
-blocks announced by an empty ``<file path="…" type="image/png">`` element. Front ends
-show the blocks as "attached: path (N lines)" lines (``split_attachments``), for live and
-resumed sessions alike.
+back unchanged); each file follows it as its own content block in the format of
+agent/file_blocks.py, text cut at the read tool's limits. Front ends show the blocks as
+"attached: path (N lines)" lines (``split_attachments``), for live and resumed sessions
+alike.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from picode.ai.types import ImageContent, TextContent, UserContent, UserMessage
+from picode.agent.file_blocks import Attached, image_file_note, text_file_block
+from picode.ai.types import ImageContent, UserContent
 from picode.tools._files import SNIFF_BYTES, binary_reason, format_size
 from picode.tools._paths import display_path
 from picode.tools.read import (
@@ -30,32 +29,10 @@ from picode.tools.read import (
 #: ``@path`` or ``@"path with spaces"`` at the start of a word (``me@example.com`` is not).
 MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|(\S+))')
 TRAILING_PUNCTUATION = ",.;:!?)]}'\""
-_BLOCK = re.compile(r'\A\n\n<file path="([^"]*)"((?: [a-z]+="[^"]*")*)>')
-_ATTRIBUTE = re.compile(r'([a-z]+)="([^"]*)"')
 
 
 class AttachmentError(ValueError):
     """A mentioned file exists but cannot be sent (binary, too big, unreadable)."""
-
-
-@dataclass(slots=True, frozen=True)
-class Attached:
-    """What the transcript says about one attached file."""
-
-    path: str
-    kind: str  # "text" or "image"
-    lines: int = 0
-    #: Lines sent when the file was longer than the limit; None when all of it went.
-    lines_sent: int | None = None
-    size: str = ""
-
-    def describe(self) -> str:
-        if self.kind == "image":
-            return f"attached: {self.path} (image, {self.size})"
-        noun = "line" if self.lines == 1 else "lines"
-        if self.lines_sent is not None:
-            return f"attached: {self.path} (first {self.lines_sent} of {self.lines} {noun})"
-        return f"attached: {self.path} ({self.lines} {noun})"
 
 
 @dataclass(slots=True)
@@ -100,22 +77,6 @@ def attach_mentions(text: str, cwd: Path) -> Attachments:
     return found
 
 
-def split_attachments(message: UserMessage) -> tuple[str, list[Attached]]:
-    """The typed text of ``message`` and the files attached to it (none for plain text)."""
-    if isinstance(message.content, str):
-        return message.content, []
-    typed: list[str] = []
-    attached: list[Attached] = []
-    for block in message.content:
-        if not isinstance(block, TextContent):
-            continue
-        if (header := _BLOCK.match(block.text)) is not None:
-            attached.append(_parse_header(header.group(1), header.group(2)))
-        else:
-            typed.append(block.text)
-    return "".join(typed), attached
-
-
 def _attach(path: Path, shown: str) -> tuple[list[UserContent], Attached]:
     try:
         with path.open("rb") as handle:
@@ -136,17 +97,15 @@ def _attach(path: Path, shown: str) -> tuple[list[UserContent], Attached]:
         raise AttachmentError(f"cannot read @{shown}: {exc.strerror or exc}") from None
     total = window.total_lines
     cut = window.end_line < total
-    attributes = f' path="{_quote(shown)}" lines="{total}"'
     body = "\n".join(window.lines)
     if cut:
-        attributes += f' sent="{len(window.lines)}"'
         body += (
             f"\n[Only lines 1-{window.end_line} of {total} are attached (the limit is "
             f"{MAX_LINES} lines or {MAX_BYTES // 1024} kB); read the file from line "
             f"{window.end_line + 1} for the rest.]"
         )
-    block = TextContent(f"\n\n<file{attributes}>\n{body}\n</file>")
-    return [block], Attached(shown, "text", total, len(window.lines) if cut else None)
+    sent = len(window.lines) if cut else None
+    return [text_file_block(shown, total, sent, body)], Attached(shown, "text", total, sent)
 
 
 def _image(shown: str, mime_type: str, data: bytes) -> tuple[list[UserContent], Attached]:
@@ -156,24 +115,6 @@ def _image(shown: str, mime_type: str, data: bytes) -> tuple[list[UserContent], 
             "to send; attach a smaller copy"
         )
     size = format_size(len(data))
-    note = TextContent(f'\n\n<file path="{_quote(shown)}" type="{mime_type}" size="{size}"></file>')
+    note = image_file_note(shown, mime_type, size)
     image = ImageContent(base64.b64encode(data).decode("ascii"), mime_type)
     return [note, image], Attached(shown, "image", size=size)
-
-
-def _parse_header(quoted_path: str, raw_attributes: str) -> Attached:
-    attributes = dict(_ATTRIBUTE.findall(raw_attributes))
-    path = html.unescape(quoted_path)
-    if "type" in attributes:
-        return Attached(path, "image", size=html.unescape(attributes.get("size", "")))
-    lines = _number(attributes.get("lines"))
-    sent = attributes.get("sent")
-    return Attached(path, "text", lines or 0, _number(sent) if sent is not None else None)
-
-
-def _number(value: str | None) -> int | None:
-    return int(value) if value is not None and value.isdigit() else None
-
-
-def _quote(path: str) -> str:
-    return html.escape(path, quote=True)
