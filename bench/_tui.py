@@ -35,9 +35,11 @@ def bench_options(home: Path, cwd: Path, session: Path | None) -> Any:
     from picode.session.config import Settings
     from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
+    from picode.tools import coding_tools
 
     model = Model(id="claude-bench", name="Bench", api="anthropic-messages", provider="anthropic")
     return SessionOptions(
+        tools=coding_tools(cwd),
         cwd=cwd,
         paths=resolve_paths({"PICODE_HOME": str(home)}),
         settings=Settings(),

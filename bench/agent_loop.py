@@ -40,6 +40,7 @@ from picode.session.agent_session import AgentSession
 from picode.session.config import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
+from picode.tools import coding_tools
 
 StreamFn = Callable[[Model, Context, StreamOptions], AssistantMessageEventStream]
 
@@ -90,6 +91,7 @@ async def through_agent(model: Model, stream_fn: StreamFn, _root: Path) -> float
 
 async def through_session(model: Model, stream_fn: StreamFn, root: Path) -> float:
     options = SessionOptions(
+        tools=coding_tools(root),
         cwd=root,
         paths=resolve_paths({"PICODE_HOME": str(root / "home")}),
         settings=Settings(),

@@ -48,6 +48,7 @@ from picode.ai.models import Model, builtin_registry
 from picode.session.config import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
+from picode.tools import coding_tools
 from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig
 from picode.tui.widgets.markdown import StreamingMarkdown
@@ -192,6 +193,7 @@ async def measure(runs: int, interval: float, root: Path) -> dict[str, list[floa
         cwd = root / "project"
         cwd.mkdir()
         options = SessionOptions(
+            tools=coding_tools(cwd),
             cwd=cwd,
             paths=resolve_paths({"PICODE_HOME": str(root / "home")}),
             settings=Settings(),

@@ -42,6 +42,7 @@ from picode.ai.stream import register_api
 from picode.session.config import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
+from picode.tools import coding_tools
 from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig
 from picode.tui.widgets.markdown import StreamingMarkdown
@@ -78,6 +79,7 @@ async def one_run(
 
     register_api(faux.api, scheduled)
     options = SessionOptions(
+        tools=coding_tools(root),
         cwd=root,
         paths=resolve_paths({"PICODE_HOME": str(root / "home")}),
         settings=Settings(),

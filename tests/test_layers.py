@@ -14,11 +14,8 @@ import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "picode"
 RANK = {"ai": 0, "agent": 1, "tools": 2, "session": 2, "tui": 3, "modes": 3}
-#: Known debt, each to be removed by moving the code, never added to.
-ALLOWED = {
-    # The session still builds the coding tools itself; the launcher should compose them.
-    ("session/agent_session.py", "picode.tools"),
-}
+#: Known debt, each to be removed by moving the code, never added to (none left).
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def imports_of(path: Path) -> list[str]:

@@ -122,6 +122,7 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
     from picode.session.model_choice import choose_model
     from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
+    from picode.tools import coding_tools
 
     cwd = Path.cwd()
     paths = resolve_paths()
@@ -167,7 +168,9 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         registry=registry,
         model=model,
         thinking=thinking,
-        tools=parse_tools(args.tools),
+        tools=coding_tools(
+            cwd, names=parse_tools(args.tools), bash_timeout_s=settings.bash.default_timeout_s
+        ),
         session=session_spec(args, interactive=interactive),
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,

@@ -14,6 +14,7 @@ from picode.ai.providers.faux import FauxProvider
 from picode.session.agent_session import AgentSession, SessionOptions
 from picode.session.config import Settings
 from picode.session.paths import Paths, resolve_paths
+from picode.tools import coding_tools
 
 
 class SessionHarness:
@@ -34,8 +35,10 @@ class SessionHarness:
     async def open(
         self, faux: FauxProvider, *, settings: Settings | None = None, **kwargs: Any
     ) -> AgentSession:
+        cwd = kwargs.pop("cwd", self.cwd)
+        kwargs.setdefault("tools", coding_tools(cwd))
         options = SessionOptions(
-            cwd=kwargs.pop("cwd", self.cwd),
+            cwd=cwd,
             paths=self.paths,
             settings=settings or Settings(),
             registry=builtin_registry(),

@@ -17,6 +17,7 @@ from picode.session.agent_session import AgentSession
 from picode.session.config import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
+from picode.tools import coding_tools
 from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig
 
@@ -65,7 +66,7 @@ class TuiHarness:
             settings=settings or Settings(),
             registry=builtin_registry(),
             model=faux.model,
-            extra_tools=extra_tools,
+            tools=[*coding_tools(self.cwd), *extra_tools],
             **kwargs,
         )
 

@@ -140,12 +140,7 @@ class AgentSession:
         problems = self.extensions.load() if options.load_extensions else []
         for problem in problems:
             self._notice(problem, "warning", "extensions")
-        from picode.tools import coding_tools
-
-        tools: list[AgentTool] = coding_tools(
-            self.cwd, names=options.tools, bash_timeout_s=self.settings.bash.default_timeout_s
-        )
-        tools.extend(options.extra_tools)
+        tools: list[AgentTool] = list(options.tools)
         taken = {tool.name for tool in tools}
         for tool in self.extensions.tools:
             if tool.name in taken:

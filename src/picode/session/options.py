@@ -26,7 +26,9 @@ class SessionOptions:
     registry: ModelRegistry
     model: Model
     thinking: ThinkingLevel = "off"
-    tools: Sequence[str] | None = None
+    #: What the agent may call, composed by the launcher (``picode.tools.coding_tools``
+    #: plus any extras); extension tools are added by the session.
+    tools: Sequence[AgentTool] = ()
     #: "new", "continue", an id or unique prefix, a path, or None for no file at all.
     session: Literal["new", "continue"] | str | Path | None = "new"
     system_prompt: str | None = None
@@ -38,8 +40,6 @@ class SessionOptions:
     #: (session/trust.py). Off unless a front end says so.
     project_trusted: bool = False
     stream_fn: Callable[..., Any] = stream_simple
-    #: Extra tools (tests, embedding applications).
-    extra_tools: Sequence[AgentTool] = ()
     #: Chosen on the command line: they win over what a resumed session recorded.
     model_explicit: bool = False
     thinking_explicit: bool = False
