@@ -62,7 +62,7 @@ from picode.session.model_choice import ModelChoice, choose_model
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
 from picode.session.persistence import SessionRecorder
-from picode.session.recovery import RecoveryPlanner
+from picode.session.recovery import RecoveryPlanner, RequestSeams
 from picode.session.rules import load_rules
 from picode.session.store import SessionStore
 from picode.session.system_prompt import build_system_prompt, first_line
@@ -92,7 +92,7 @@ class SessionUsage:
 
 
 class AgentSession:
-    """Use ``await AgentSession.open(options)``."""
+    """Use ``await AgentSession.open(options)``; every part exists once constructed."""
 
     def __init__(self, options: SessionOptions) -> None:
         self.options = options
@@ -119,47 +119,20 @@ class AgentSession:
         self.approval = ApprovalGate(
             options.approval or options.settings.approval, options.approver
         )
-        self.agent: Agent = None  # type: ignore[assignment]  # set in _setup
-        self.recovery: RecoveryPlanner = None  # type: ignore[assignment]
         self._run_lock = asyncio.Lock()
         self._abort_retry: AbortController | None = None
         self._running = False
         self._closed = False
         self._background: set[asyncio.Future[Any]] = set()
-
-    # --- construction ------------------------------------------------------------------
-
-    @classmethod
-    async def open(cls, options: SessionOptions) -> AgentSession:
-        session = cls(options)
-        await session._setup()
-        return session
-
-    async def _setup(self) -> None:
-        options = self.options
-        problems = self.extensions.load() if options.load_extensions else []
-        for problem in problems:
+        for problem in self.extensions.load() if options.load_extensions else []:
             self._notice(problem, "warning", "extensions")
-        tools: list[AgentTool] = list(options.tools)
-        taken = {tool.name for tool in tools}
-        for tool in self.extensions.tools:
-            if tool.name in taken:
-                self._notice(
-                    f"extension tool '{tool.name}' ignored: a tool of that name exists",
-                    "warning",
-                    "extensions",
-                )
-                continue
-            taken.add(tool.name)
-            tools.append(tool)
+        tools = self._compose_tools(options.tools)
         restored = self.recorder.open(options.session)
         model, thinking = options.model, options.thinking
         # A resumed session keeps its model and thinking level unless the command line
         # chose them explicitly.
         if restored.model is not None and not options.model_explicit:
-            found = self.registry.get(*restored.model)
-            if found is not None:
-                model = found
+            model = self.registry.get(*restored.model) or model
         if restored.thinking in THINKING_LEVELS and not options.thinking_explicit:
             thinking = restored.thinking  # type: ignore[assignment]
         self.agent = Agent(
@@ -180,11 +153,43 @@ class AgentSession:
         rules, rule_problems = load_rules(project_rules, options.paths.rules_dir)
         for problem in rule_problems:
             self._notice(problem, "warning", "rules")
-        self.recovery = RecoveryPlanner(self, rules, restored.fired_rules)
+        self.recovery = RecoveryPlanner(
+            self.agent,
+            self,
+            self.recorder,
+            self.settings,
+            RequestSeams(options.stream_fn, self._stream_options),
+            rules,
+            restored.fired_rules,
+        )
         self.agent.subscribe(self._on_agent_event)
         self._count_usage(restored.messages)
         self.recorder.set_current(model, thinking)
-        await self.extensions.emit("session_start", self)
+
+    # --- construction ------------------------------------------------------------------
+
+    @classmethod
+    async def open(cls, options: SessionOptions) -> AgentSession:
+        """Open the session file and tell extensions the session started."""
+        session = cls(options)
+        await session.extensions.emit("session_start", session)
+        return session
+
+    def _compose_tools(self, given: Sequence[AgentTool]) -> list[AgentTool]:
+        """The launcher's tools, then extension tools whose names are still free."""
+        tools = list(given)
+        taken = {tool.name for tool in tools}
+        for tool in self.extensions.tools:
+            if tool.name in taken:
+                self._notice(
+                    f"extension tool '{tool.name}' ignored: a tool of that name exists",
+                    "warning",
+                    "extensions",
+                )
+                continue
+            taken.add(tool.name)
+            tools.append(tool)
+        return tools
 
     def _count_usage(self, messages: Sequence[Message]) -> None:
         """Usage of a restored session, from its model context: cheap even for a huge file

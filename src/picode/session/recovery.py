@@ -8,9 +8,9 @@ overflow, re-run the turn with a rule's reminder, or hand the model a precise ed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from picode.agent.events import MessageUpdate
 from picode.ai.abort import AbortController
@@ -44,7 +44,11 @@ from picode.session.rules import Rule, RuleMatcher, reminder_message
 from picode.session.store import compaction_summary_message, is_compaction_summary
 
 if TYPE_CHECKING:
-    from picode.session.agent_session import AgentSession
+    from picode.agent.agent import Agent
+    from picode.ai.models import Model
+    from picode.ai.stream import StreamOptions
+    from picode.session.config import Settings
+    from picode.session.events import AnySessionEvent
 
 CompactionReason = Literal["threshold", "overflow", "manual"]
 
@@ -62,10 +66,58 @@ class _Interrupt:
     content_index: int = 0
 
 
+class RecoveryHost(Protocol):
+    """What the planner needs from the session it serves: a voice, and a clock to wait on."""
+
+    async def emit(self, event: AnySessionEvent) -> None: ...
+
+    def emit_soon(self, event: AnySessionEvent) -> None: ...
+
+    def notify(self, text: str, level: str = "info", source: str | None = None) -> None: ...
+
+    async def wait_retry(self, delay_ms: int) -> bool:
+        """Sleep before a retry; False when aborted in the meantime."""
+        ...
+
+
+class Journal(Protocol):
+    """The session file, as far as recovery writes to it (``SessionRecorder``)."""
+
+    def record_message(self, message: Message) -> str | None: ...
+
+    def record_custom(self, custom_type: str, data: Any) -> None: ...
+
+    def record_compaction(
+        self, summary: str, first_kept: Message, tokens_before: int, details: dict[str, Any]
+    ) -> None: ...
+
+    def last_compaction_details(self) -> dict[str, Any]: ...
+
+
+@dataclass(slots=True, frozen=True)
+class RequestSeams:
+    """How compaction reaches the model: the session's stream function and options."""
+
+    stream_fn: Callable[..., Any]
+    stream_options: Callable[[Model], StreamOptions]
+
+
 class RecoveryPlanner:
-    def __init__(self, session: AgentSession, rules: Sequence[Rule], fired: Sequence[str]):
-        self.session = session
-        settings = session.settings
+    def __init__(
+        self,
+        agent: Agent,
+        host: RecoveryHost,
+        journal: Journal,
+        settings: Settings,
+        requests: RequestSeams,
+        rules: Sequence[Rule],
+        fired: Sequence[str],
+    ):
+        self.agent = agent
+        self.host = host
+        self.journal = journal
+        self.settings = settings
+        self.requests = requests
         self.retry = RetryPolicy(
             enabled=settings.retry.enabled,
             max_retries=settings.retry.max_retries,
@@ -74,7 +126,7 @@ class RecoveryPlanner:
         )
         self.rules = list(rules)
         self.matcher = RuleMatcher(self.rules, fired)
-        self.guard = EditGuard(lambda: session.agent.state.tools)
+        self.guard = EditGuard(lambda: agent.state.tools)
         self._interrupt: _Interrupt | None = None
         self._cancelled = False
         self._compaction_abort: AbortController | None = None
@@ -103,25 +155,25 @@ class RecoveryPlanner:
     def on_update(self, update: MessageUpdate) -> None:
         if self._interrupt is not None or self._cancelled:
             return
-        settings = self.session.settings
+        settings = self.settings
         event = update.event
         # Finished messages only: the one streaming now will land at this index.
-        index = len(self.session.messages)
+        index = len(self.agent.state.messages)
         if settings.ttsr.enabled and self.rules:
             rule = self.matcher.feed(event)
             if rule is not None:
                 self._interrupt = _Interrupt(index, rule=rule)
-                self.session.recorder.record_custom("ttsr_fired", {"rule": rule.name})
-                self.session.emit_soon(RuleTriggered(rule.name, ",".join(rule.scopes)))
-                self.session.agent.abort("rule")
+                self.journal.record_custom("ttsr_fired", {"rule": rule.name})
+                self.host.emit_soon(RuleTriggered(rule.name, ",".join(rule.scopes)))
+                self.agent.abort("rule")
                 return
         if settings.edit_guard.enabled:
             verdict = self.guard.feed(event)
             if verdict is not None:
                 content_index = getattr(event, "content_index", 0)
                 self._interrupt = _Interrupt(index, verdict=verdict, content_index=content_index)
-                self.session.emit_soon(EditGuardAbort(verdict.subject, verdict.reason))
-                self.session.agent.abort("edit_guard")
+                self.host.emit_soon(EditGuardAbort(verdict.subject, verdict.reason))
+                self.agent.abort("edit_guard")
 
     def keep_message(self, message: Message) -> bool:
         """Messages of an interrupted turn are rewritten or dropped, not recorded as-is."""
@@ -137,7 +189,7 @@ class RecoveryPlanner:
     async def after_run(self) -> None:
         attempt = 0
         overflow_compacted = False
-        agent = self.session.agent
+        agent = self.agent
         while not self._cancelled:
             interrupt = self._interrupt
             if interrupt is not None:
@@ -148,15 +200,15 @@ class RecoveryPlanner:
             last = agent.state.messages[-1] if agent.state.messages else None
             if not isinstance(last, AssistantMessage) or last.stop_reason != "error":
                 if attempt:
-                    await self.session.emit(AutoRetryEnd(True, attempt))
+                    await self.host.emit(AutoRetryEnd(True, attempt))
                 if isinstance(last, AssistantMessage) and last.stop_reason != "aborted":
                     await self.maybe_compact_for_threshold()
                 return
-            model = self.session.model
+            model = agent.state.model
             overflow = is_context_overflow(last.error_message) or (
                 last.usage.input > model.context_window and not last.usage.estimated
             )
-            if overflow and not overflow_compacted and self.session.settings.compaction.enabled:
+            if overflow and not overflow_compacted and self.settings.compaction.enabled:
                 overflow_compacted = True
                 self._drop_last_failure()
                 if not await self.compact("overflow"):
@@ -166,41 +218,41 @@ class RecoveryPlanner:
             attempt += 1
             if not self.retry.should_retry(last, attempt):
                 if attempt > 1:
-                    await self.session.emit(AutoRetryEnd(False, attempt - 1, last.error_message))
+                    await self.host.emit(AutoRetryEnd(False, attempt - 1, last.error_message))
                 return
             delay = self.retry.delay_ms(last, attempt)
-            await self.session.emit(
+            await self.host.emit(
                 AutoRetryStart(attempt, self.retry.max_retries, delay, last.error_message or "")
             )
             self._drop_last_failure()
             # A listener may have aborted on AutoRetryStart itself, before the wait began.
-            if self._cancelled or not await self.session.wait_retry(delay) or self._cancelled:
-                await self.session.emit(AutoRetryEnd(False, attempt, "Retry cancelled"))
+            if self._cancelled or not await self.host.wait_retry(delay) or self._cancelled:
+                await self.host.emit(AutoRetryEnd(False, attempt, "Retry cancelled"))
                 return
             await agent.continue_()
 
     def _drop_last_failure(self) -> None:
-        messages = self.session.agent.state.messages
+        messages = self.agent.state.messages
         for index in range(len(messages) - 1, -1, -1):
             message = messages[index]
             if isinstance(message, AssistantMessage) and message.stop_reason == "error":
-                self.session.agent.replace_messages(messages[:index])
+                self.agent.replace_messages(messages[:index])
                 return
 
     def _apply_interrupt(self, interrupt: _Interrupt) -> None:
-        session = self.session
-        messages = session.agent.state.messages
+        agent, journal = self.agent, self.journal
+        messages = agent.state.messages
         partial = messages[interrupt.index] if interrupt.index < len(messages) else None
         kept = messages[: interrupt.index]
         if interrupt.rule is not None:
             reminder = reminder_message(interrupt.rule)
-            session.recorder.record_message(reminder)
-            session.agent.replace_messages([*kept, reminder])
+            journal.record_message(reminder)
+            agent.replace_messages([*kept, reminder])
             return
         verdict = interrupt.verdict
         assert verdict is not None
         if not isinstance(partial, AssistantMessage):
-            session.agent.replace_messages(kept)
+            agent.replace_messages(kept)
             return
         content = partial.content[: interrupt.content_index + 1]
         fixed = AssistantMessage(
@@ -218,66 +270,68 @@ class RecoveryPlanner:
             text = verdict.tool_message if guarded else NOT_RUN_AFTER_GUARD
             results.append(ToolResultMessage(call.id, call.name, [TextContent(text)], None, True))
         for message in [fixed, *results]:
-            session.recorder.record_message(message)
-        session.agent.replace_messages([*kept, fixed, *results])
+            journal.record_message(message)
+        agent.replace_messages([*kept, fixed, *results])
 
     # --- compaction ---------------------------------------------------------------------
 
     async def maybe_compact_for_threshold(self) -> None:
-        settings = self.session.settings.compaction
+        settings = self.settings.compaction
         if not settings.enabled:
             return
-        tokens = context_tokens(self.session.messages)
-        if should_compact(tokens, self.session.model.context_window, settings.reserve_tokens):
+        state = self.agent.state
+        tokens = context_tokens(state.messages)
+        if should_compact(tokens, state.model.context_window, settings.reserve_tokens):
             await self.compact("threshold")
 
     async def compact(self, reason: CompactionReason, instructions: str | None = None) -> bool:
-        session = self.session
-        messages = list(session.messages)
-        settings = session.settings.compaction
+        agent, journal = self.agent, self.journal
+        model = agent.state.model
+        messages = list(agent.state.messages)
+        settings = self.settings.compaction
         cut = find_cut_index(messages, settings.keep_recent_tokens)
         if cut is None or cut <= 0:
             if reason == "manual":
-                session.notify("Nothing to compact yet.", "info")
+                self.host.notify("Nothing to compact yet.", "info")
             return reason != "overflow"
-        await session.emit(CompactionStart(reason))
+        await self.host.emit(CompactionStart(reason))
         previous = messages[0] if messages and is_compaction_summary(messages[0]) else None
         to_summarise = messages[1:cut] if previous is not None else messages[:cut]
         tokens_before = context_tokens(messages)
         controller = self._compaction_abort = AbortController()
-        options = session._stream_options(session.model)
+        options = self.requests.stream_options(model)
         options.signal = controller.signal
         try:
             summary = await summarize(
-                session.model,
+                model,
                 to_summarise,
                 previous_summary=previous.text if previous is not None else None,
                 instructions=instructions,
-                stream_fn=session.options.stream_fn,
+                stream_fn=self.requests.stream_fn,
                 options=options,
             )
         except CompactionError as exc:
-            await session.emit(
+            await self.host.emit(
                 CompactionEnd(reason, None, tokens_before, controller.signal.aborted, str(exc))
             )
             return False
         finally:
             self._compaction_abort = None
-        details = session.recorder.last_compaction_details()
+        details = journal.last_compaction_details()
         read, modified = file_operations(
             to_summarise,
             (list(details.get("read_files", [])), list(details.get("modified_files", []))),
         )
         full_summary = _with_files(summary, read, modified)
         kept = messages[cut:]
-        session.recorder.record_compaction(
+        journal.record_compaction(
             full_summary,
             kept[0],
             tokens_before,
             {"read_files": read, "modified_files": modified},
         )
-        session.agent.replace_messages([compaction_summary_message(full_summary), *kept])
-        await session.emit(CompactionEnd(reason, full_summary, tokens_before))
+        agent.replace_messages([compaction_summary_message(full_summary), *kept])
+        await self.host.emit(CompactionEnd(reason, full_summary, tokens_before))
         return True
 
 
