@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +46,7 @@ from picode.ai.types import (
 )
 from picode.session.approval import ApprovalGate
 from picode.session.credentials import Credentials
+from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
     SAVE_FAILED_SOURCE,
     AnySessionEvent,
@@ -66,29 +66,11 @@ from picode.session.recovery import RecoveryPlanner, RequestSeams
 from picode.session.rules import load_rules
 from picode.session.store import SessionStore
 from picode.session.system_prompt import build_system_prompt, first_line
+from picode.session.usage import SessionUsage
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[AnySessionEvent], Awaitable[None] | None]
-
 __all__ = ["AgentBusyError", "AgentSession", "SessionOptions", "SessionUsage"]
-
-
-@dataclass(slots=True)
-class SessionUsage:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-
-    def add(self, message: AssistantMessage) -> None:
-        usage = message.usage
-        self.input += usage.input
-        self.output += usage.output
-        self.cache_read += usage.cache_read
-        self.cache_write += usage.cache_write
-        self.cost += usage.cost.total
 
 
 class AgentSession:
@@ -101,8 +83,7 @@ class AgentSession:
         self.registry = options.registry
         self.credentials = Credentials(options.registry, options.paths)
         self.credentials.remember_all()
-        self._listeners: list[Listener] = []
-        self._early_notices: list[Notice] = []
+        self._events = EventHub()
         #: Why the last write to the session file failed; None while everything is saved.
         self.save_error: str | None = None
         self.usage = SessionUsage()
@@ -123,7 +104,6 @@ class AgentSession:
         self._abort_retry: AbortController | None = None
         self._running = False
         self._closed = False
-        self._background: set[asyncio.Future[Any]] = set()
         for problem in self.extensions.load() if options.load_extensions else []:
             self._notice(problem, "warning", "extensions")
         tools = self._compose_tools(options.tools)
@@ -326,47 +306,14 @@ class AgentSession:
     # --- events ------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        # What went wrong while opening (an unreadable session line, a broken extension)
-        # happened before any front end listened: the first one still hears of it.
-        early, self._early_notices = self._early_notices, []
-        for notice in early:
-            self._deliver(listener, notice)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._events.subscribe(listener)
 
     async def emit(self, event: AnySessionEvent) -> None:
-        for listener in list(self._listeners):
-            try:
-                result = listener(event)
-                if result is not None:
-                    await result
-            except Exception:
-                log.exception("session listener failed on %s", event.type)
-
-    def _spawn(self, work: Awaitable[Any]) -> None:
-        task = asyncio.ensure_future(work)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        await self._events.emit(event)
 
     def emit_soon(self, event: AnySessionEvent) -> None:
         """Emit from synchronous code; listeners still run in order on the loop."""
-        if not self._listeners and isinstance(event, Notice):
-            self._early_notices.append(event)
-        for listener in list(self._listeners):
-            self._deliver(listener, event)
-
-    def _deliver(self, listener: Listener, event: AnySessionEvent) -> None:
-        try:
-            result = listener(event)
-            if result is not None:
-                self._spawn(result)
-        except Exception:
-            log.exception("session listener failed on %s", event.type)
+        self._events.emit_soon(event)
 
     async def _on_agent_event(self, event: AgentEvent) -> None:
         match event:
@@ -603,7 +550,7 @@ class AgentSession:
         elif self._running:
             self.follow_up(text)
         else:
-            self._spawn(self.prompt(text))
+            self._events.spawn(self.prompt(text))
 
     def append_entry(self, custom_type: str, data: Any) -> None:
         self.recorder.record_custom(custom_type, data)
