@@ -57,7 +57,7 @@ def _launch(args: argparse.Namespace) -> int:
             # The first frame waits for nothing it does not show: full configuration
             # (pydantic), tools and the session load right after it, in the app.
             view = quick_view(args)
-            from picode.tui import run_tui_deferred
+            from picode.tui import run_tui
 
             # Typed as given: the app attaches ``@path`` files when it sends it, as it does
             # for what is typed in the editor.
@@ -66,7 +66,7 @@ def _launch(args: argparse.Namespace) -> int:
             def prepare_interactive(trust: Any = None) -> Prepared:
                 return prepare(args, interactive=True, trust=trust)
 
-            return run_tui_deferred(
+            return run_tui(
                 view,
                 prepare_interactive,
                 assess_trust=lambda: assess_trust(args),
@@ -222,6 +222,7 @@ def quick_view(args: argparse.Namespace) -> QuickView:
         theme=theme if isinstance(theme, str) else None,
         config_dir=paths.config_dir,
         keymap_file=paths.keymap_file,
+        sessions_dir=paths.sessions_dir,
         pick_session=args.resume == "",
     )
 

@@ -32,5 +32,7 @@ class QuickView:
     theme: str | None
     config_dir: Path
     keymap_file: Path
+    #: Where saved sessions live (the ``-r`` picker lists them).
+    sessions_dir: Path
     #: ``-r`` without an id: the app shows the session picker first.
     pick_session: bool = False

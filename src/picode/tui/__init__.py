@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from picode.session.options import SessionOptions
     from picode.session.startup import Prepared, QuickView
     from picode.session.trust import ProjectTrust
 
@@ -17,17 +16,17 @@ ESCDELAY_MS = "10"
 
 
 def run_tui(
-    options: SessionOptions,
+    view: QuickView,
+    prepare: Callable[[ProjectTrust | None], Prepared],
     *,
-    theme: str | None = None,
-    warnings: Sequence[str] = (),
+    assess_trust: Callable[[], ProjectTrust] | None = None,
     initial_prompt: str | None = None,
 ) -> int:
     """Run the interactive app until the person quits; returns the exit code.
 
-    ``warnings`` (config problems...) are shown in the transcript; ``initial_prompt`` is
-    sent as soon as the session is open.
-    """
+    The first frame comes from ``view``; ``prepare`` (full configuration, model resolution,
+    session options) runs after it, off the event loop, once the folder's trust is settled
+    (``assess_trust``; the person is asked if need be)."""
     # Esc is also the first byte of every escape sequence, so Textual waits ESCDELAY ms to
     # tell them apart; its 100 ms default is felt on every interrupt. Terminals send a key's
     # sequence in one write, so 10 ms (tmux's own default since 3.5) is plenty. Read when
@@ -38,37 +37,9 @@ def run_tui(
     from picode.tui.terminal_keys import enable_alt_enter
 
     enable_alt_enter()
-
-    config = TuiConfig.from_options(options, theme=theme)
-    config.warnings = list(warnings)
-    config.initial_prompt = initial_prompt or None
-    app = PicodeApp(config)
-    app.run()
-    return app.return_code or 0
-
-
-def run_tui_deferred(
-    view: QuickView,
-    prepare: Callable[[ProjectTrust | None], Prepared],
-    *,
-    assess_trust: Callable[[], ProjectTrust] | None = None,
-    initial_prompt: str | None = None,
-) -> int:
-    """Like ``run_tui``, but the first frame comes from ``view`` and ``prepare`` (full
-    configuration, model resolution, session options) runs after it, off the event loop,
-    once the folder's trust is settled (``assess_trust``; the person is asked if need be)."""
-    os.environ.setdefault("ESCDELAY", ESCDELAY_MS)
-    from picode.tui.app import PicodeApp
-    from picode.tui.config import TuiConfig
-    from picode.tui.terminal_keys import enable_alt_enter
-
-    enable_alt_enter()
     config = TuiConfig.deferred(view, prepare)
     config.assess_trust = assess_trust
     config.initial_prompt = initial_prompt or None
-    # bench/tui_first_frame.py times the real command up to its first frame.
-    bench = os.environ.get("PICODE_BENCH_FIRST_FRAME") == "1"
-    config.exit_after_first_frame = bench
     app = PicodeApp(config)
-    app.run(headless=bench, size=(100, 30) if bench else None)
+    app.run()
     return app.return_code or 0

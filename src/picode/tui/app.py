@@ -248,7 +248,7 @@ class PicodeApp(App[int]):
                 config.trust = await self.trust_controller.settle()
             if config.pick_session if pick is None else pick:
                 session = await self.commands.sessions.open_picked(
-                    config.open_session, getattr(config, "sessions_dir", None)
+                    config.open_session, config.sessions_dir
                 )
             elif spec is not None:
                 session = await config.open_session(spec)

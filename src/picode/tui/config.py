@@ -53,6 +53,8 @@ class TuiConfig:
     initial_prompt: str | None = None
     #: ``picode -r`` without an id: show the session picker before opening a session.
     pick_session: bool = False
+    #: Where saved sessions live (the picker lists them); None: the default location.
+    sessions_dir: Path | None = None
     #: What the folder's ``.picode/`` holds that needs trust; None: nothing is asked.
     assess_trust: Callable[[], ProjectTrust] | None = None
     #: The trust settled before the first session opened (the person's answer included).
@@ -60,24 +62,23 @@ class TuiConfig:
 
     @classmethod
     def from_options(cls, options: SessionOptions, *, theme: str | None = None) -> TuiConfig:
-        async def open_session(session: str | None = None) -> AgentSession:
-            import dataclasses
+        """The start-up path of ``deferred`` with the options already prepared (tests,
+        benchmarks, embedding): each open gets its own copy, as ``prepare`` would give."""
+        import dataclasses
 
-            from picode.session.agent_session import AgentSession
+        from picode.session.startup import Prepared, QuickView
 
-            chosen = options if session is None else dataclasses.replace(options, session=session)
-            return await AgentSession.open(chosen)
-
-        return cls(
-            open_session=open_session,
+        view = QuickView(
             cwd=options.cwd,
             model=options.model,
             thinking=options.thinking,
-            theme=theme or options.settings.theme or DEFAULT_THEME,
+            theme=theme or options.settings.theme,
             config_dir=options.paths.config_dir,
             keymap_file=options.paths.keymap_file,
+            sessions_dir=options.paths.sessions_dir,
             pick_session=options.session == "pick",
         )
+        return cls.deferred(view, lambda _trust: Prepared(dataclasses.replace(options), []))
 
     @classmethod
     def deferred(
@@ -110,6 +111,7 @@ class TuiConfig:
             theme=view.theme or DEFAULT_THEME,
             config_dir=view.config_dir,
             keymap_file=view.keymap_file,
+            sessions_dir=view.sessions_dir,
             pick_session=view.pick_session,
         )
         return config
