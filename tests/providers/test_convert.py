@@ -9,7 +9,7 @@ import pytest
 
 from picode.ai.errors import MissingApiKeyError
 from picode.ai.models import Model
-from picode.ai.providers._client import api_key_env_name, resolve_api_key
+from picode.ai.providers._client import api_key_env_name, client_settings, resolve_api_key
 from picode.ai.providers._convert import (
     SYNTHETIC_RESULT_TEXT,
     prepare_history,
@@ -18,7 +18,7 @@ from picode.ai.providers._convert import (
     thinking_as_text,
     without_images,
 )
-from picode.ai.stream import StreamOptions
+from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
 from picode.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -204,3 +204,19 @@ def test_api_key_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_api_key(gemini, StreamOptions()) == "google-key"
     monkeypatch.setenv("MY_LLM_IO_API_KEY", "from-env")
     assert resolve_api_key(model, StreamOptions()) == "from-env"
+
+
+def test_every_sdk_client_gets_the_same_settings_and_timeouts() -> None:
+    model = Model("m", "m", "openai-completions", "my-llm.io", headers=(("X-A", "model"),))
+    options = StreamOptions(api_key="k", headers={"X-B": "request"}, idle_timeout=5.0)
+
+    settings = client_settings(model, options)
+
+    assert (settings.api_key, settings.headers) == ("k", {"X-A": "model", "X-B": "request"})
+    # A dead host must not outwait the idle timeout by connecting slowly.
+    assert (settings.idle_timeout_s, settings.connect_timeout_s) == (5.0, 5.0)
+    patient = client_settings(model, StreamOptions(api_key="k", idle_timeout=600.0))
+    assert patient.connect_timeout_s == DEFAULT_CONNECT_TIMEOUT_S
+    # Settings that build a different client never share a cached one.
+    assert settings.cache_key("a") != patient.cache_key("a")
+    assert settings.cache_key("a") != settings.cache_key("b")

@@ -1,12 +1,12 @@
-"""SDK client settings shared by the provider modules: API key, base URL, headers.
-
-(Client reuse across requests lives in ``_client_cache``.)
-"""
+"""SDK client settings shared by the provider modules: API key, base URL, headers and
+timeouts, decided once for every SDK (client reuse across requests is ``_client_cache``)."""
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from picode.ai.errors import MissingApiKeyError
@@ -53,3 +53,36 @@ def request_headers(model: Model, options: StreamOptions) -> dict[str, str]:
 
 def base_url_for(model: Model, options: StreamOptions) -> str | None:
     return options.base_url or model.base_url
+
+
+@dataclass(slots=True, frozen=True)
+class ClientSettings:
+    """What an SDK client is built from. Every client gets ``max_retries=0`` (the session
+    retries, with its own policy and status line) and these two timeouts."""
+
+    api_key: str | None
+    base_url: str | None
+    headers: dict[str, str]
+    #: The longest silence allowed between two reads of a stream.
+    idle_timeout_s: float
+    connect_timeout_s: float
+
+    def cache_key(self, api: str) -> Hashable:
+        headers = tuple(sorted(self.headers.items()))
+        return (api, self.api_key, self.base_url, headers, self.idle_timeout_s)
+
+
+def client_settings(
+    model: Model, options: StreamOptions, *, key_required: bool = True
+) -> ClientSettings:
+    from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S
+
+    idle = options.resolved_idle_timeout()
+    return ClientSettings(
+        api_key=resolve_api_key(model, options, required=key_required),
+        base_url=base_url_for(model, options),
+        headers=request_headers(model, options),
+        idle_timeout_s=idle,
+        # A connect timeout longer than the idle one would let a dead host outwait it.
+        connect_timeout_s=min(idle, DEFAULT_CONNECT_TIMEOUT_S),
+    )

@@ -14,12 +14,8 @@ from anthropic import AsyncAnthropic, Timeout
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, thinking_budget
-from picode.ai.providers._client import (
-    base_url_for,
-    request_headers,
-    resolve_api_key,
-)
-from picode.ai.providers._client_cache import cached_client
+from picode.ai.providers._client import client_settings
+from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
     prepare_history,
     same_model,
@@ -28,7 +24,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
-from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
+from picode.ai.stream import StreamOptions
 from picode.ai.types import (
     AssistantMessage,
     Context,
@@ -53,7 +49,7 @@ CONTEXT_OVERFLOW_MESSAGE = (
 async def produce(
     model: Model, context: Context, options: StreamOptions, out: MessageBuilder
 ) -> None:
-    client = _client(model, options)
+    client = await _client(model, options)
     params = build_params(model, context, options)
     stream = await client.messages.create(**params, stream=True)
     state = _StreamState(out)
@@ -62,23 +58,19 @@ async def produce(
             state.handle(event)
 
 
-def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
-    api_key = resolve_api_key(model, options)
-    base_url = base_url_for(model, options)
-    headers = request_headers(model, options)
-    idle = options.resolved_idle_timeout()
-    key = (API, api_key, base_url, tuple(sorted(headers.items())), idle)
+async def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
+    settings = client_settings(model, options)
 
     def make() -> AsyncAnthropic:
         return AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
+            api_key=settings.api_key,
+            base_url=settings.base_url,
             max_retries=0,
-            timeout=Timeout(idle, connect=DEFAULT_CONNECT_TIMEOUT_S),
-            default_headers=headers,
+            timeout=Timeout(settings.idle_timeout_s, connect=settings.connect_timeout_s),
+            default_headers=settings.headers,
         )
 
-    return cached_client(key, make, AsyncAnthropic.close)
+    return await cached_client_async(settings.cache_key(API), make, AsyncAnthropic.close)
 
 
 # --- request ---------------------------------------------------------------------------

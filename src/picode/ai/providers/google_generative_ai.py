@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import re
 import secrets
@@ -25,7 +26,7 @@ from google.genai import types
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, thinking_budget
-from picode.ai.providers._client import base_url_for, request_headers, resolve_api_key
+from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
     prepare_history,
@@ -94,30 +95,28 @@ def _silence_unknown_enum_warnings() -> None:
 
 
 async def _client(model: Model, options: StreamOptions) -> genai.Client:
-    api_key = resolve_api_key(model, options)
-    base_url = base_url_for(model, options)
-    headers = request_headers(model, options)
+    settings = client_settings(model, options)
+    headers = dict(settings.headers)
     # The SDK adds its own deadline unless this exact spelling is present.
     deadline = str(SERVER_DEADLINE_S)
     for name in [n for n in headers if n.lower() == "x-server-timeout"]:
         deadline = headers.pop(name)
     headers["X-Server-Timeout"] = deadline
-    idle = options.resolved_idle_timeout()
-    key = (API, api_key, base_url, tuple(sorted(headers.items())), idle)
+    settings = dataclasses.replace(settings, headers=headers)
 
     def make() -> genai.Client:
-        root, version = split_api_version(base_url)
+        root, version = split_api_version(settings.base_url)
         http_options = types.HttpOptions(
             base_url=root,
             api_version=version,
             headers=headers,
             # Milliseconds; httpx applies it to every read, which makes it an idle timeout.
-            timeout=max(1, int(idle * 1000)),
+            timeout=max(1, int(settings.idle_timeout_s * 1000)),
             retry_options=types.HttpRetryOptions(attempts=1),
         )
-        return genai.Client(api_key=api_key, vertexai=False, http_options=http_options)
+        return genai.Client(api_key=settings.api_key, vertexai=False, http_options=http_options)
 
-    return await cached_client_async(key, make, _close_client)
+    return await cached_client_async(settings.cache_key(API), make, _close_client)
 
 
 async def _close_client(client: genai.Client) -> None:

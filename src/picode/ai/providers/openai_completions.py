@@ -21,13 +21,8 @@ from openai import AsyncOpenAI, Timeout
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, reasoning_effort
-from picode.ai.providers._client import (
-    PLACEHOLDER_API_KEY,
-    base_url_for,
-    request_headers,
-    resolve_api_key,
-)
-from picode.ai.providers._client_cache import cached_client
+from picode.ai.providers._client import PLACEHOLDER_API_KEY, base_url_for, client_settings
+from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
     prepare_history,
     same_model,
@@ -36,7 +31,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
-from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
+from picode.ai.stream import StreamOptions
 from picode.ai.types import (
     AssistantMessage,
     Context,
@@ -72,7 +67,7 @@ _FINISH_REASONS: dict[str, FinishReason] = {
 async def produce(
     model: Model, context: Context, options: StreamOptions, out: MessageBuilder
 ) -> None:
-    client = _client(model, options)
+    client = await _client(model, options)
     params = build_params(model, context, options)
     stream = await client.chat.completions.create(**params, stream=True)
     state = _ChunkState(out)
@@ -82,27 +77,23 @@ async def produce(
     state.finish()
 
 
-def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
-    base_url = base_url_for(model, options)
-    local = is_local_url(base_url)
-    api_key = resolve_api_key(model, options, required=not local)
-    headers = request_headers(model, options)
-    idle = options.resolved_idle_timeout()
-    key = (API, api_key, base_url, tuple(sorted(headers.items())), idle)
+async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
+    local = is_local_url(base_url_for(model, options))
+    settings = client_settings(model, options, key_required=not local)
 
     def make() -> AsyncOpenAI:
         kwargs: dict[str, Any] = {}
-        if base_url:
-            kwargs["base_url"] = base_url
+        if settings.base_url:
+            kwargs["base_url"] = settings.base_url
         return AsyncOpenAI(
-            api_key=api_key or PLACEHOLDER_API_KEY,
+            api_key=settings.api_key or PLACEHOLDER_API_KEY,
             max_retries=0,
-            timeout=Timeout(idle, connect=DEFAULT_CONNECT_TIMEOUT_S),
-            default_headers=headers,
+            timeout=Timeout(settings.idle_timeout_s, connect=settings.connect_timeout_s),
+            default_headers=settings.headers,
             **kwargs,
         )
 
-    return cached_client(key, make, AsyncOpenAI.close)
+    return await cached_client_async(settings.cache_key(API), make, AsyncOpenAI.close)
 
 
 def is_local_url(url: str | None) -> bool:

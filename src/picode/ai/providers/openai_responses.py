@@ -23,10 +23,10 @@ from openai import APIError, AsyncOpenAI, Timeout
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, reasoning_effort
 from picode.ai.partial_json import parse_streaming_json
-from picode.ai.providers._client import base_url_for, request_headers, resolve_api_key
+from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._openai_responses_history import convert_input
-from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
+from picode.ai.stream import StreamOptions
 from picode.ai.types import Context, TextContent, ThinkingContent
 
 API = "openai-responses"
@@ -56,22 +56,18 @@ async def produce(
 
 
 async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
-    api_key = resolve_api_key(model, options)
-    base_url = base_url_for(model, options)
-    headers = request_headers(model, options)
-    idle = options.resolved_idle_timeout()
-    key = (API, api_key, base_url, tuple(sorted(headers.items())), idle)
+    settings = client_settings(model, options)
 
     def make() -> AsyncOpenAI:
         return AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
+            api_key=settings.api_key,
+            base_url=settings.base_url,
             max_retries=0,
-            timeout=Timeout(idle, connect=min(idle, DEFAULT_CONNECT_TIMEOUT_S)),
-            default_headers=headers,
+            timeout=Timeout(settings.idle_timeout_s, connect=settings.connect_timeout_s),
+            default_headers=settings.headers,
         )
 
-    return await cached_client_async(key, make, AsyncOpenAI.close)
+    return await cached_client_async(settings.cache_key(API), make, AsyncOpenAI.close)
 
 
 def error_text(error: Any) -> str:
