@@ -1,8 +1,9 @@
 """``Agent``: state, listeners, queues and one run at a time around ``agent_loop``.
 
 State is updated before listeners see an event, so a listener reading ``agent.state``
-sees the event already applied. ``state.messages`` holds finished messages only (a message
-is added at its ``MessageEnd``); the one being streamed is ``state.streaming_message``.
+sees the event already applied. ``state.messages`` is the transcript (agent/transcript.py):
+finished messages only, each added just before its ``MessageEnd``; the one being streamed
+is ``state.streaming_message``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from picode.agent.events import (
 from picode.agent.loop import AgentLoopConfig, StreamFn, TransformContext, agent_loop
 from picode.agent.tool import AgentTool, ToolResult
 from picode.agent.tool_exec import ToolHooks
+from picode.agent.transcript import Transcript
 from picode.ai.abort import AbortController
 from picode.ai.models import THINKING_LEVELS, Model, ThinkingLevel
 from picode.ai.stream import StreamOptions, stream_simple
@@ -62,7 +64,7 @@ class AgentBusyError(AgentError):
 @dataclass(slots=True)
 class AgentState:
     model: Model
-    messages: list[Message] = field(default_factory=list)
+    messages: Transcript = field(default_factory=Transcript)
     thinking: ThinkingLevel = "off"
     tools: list[AgentTool] = field(default_factory=list)
     system_prompt: str = ""
@@ -93,7 +95,7 @@ class Agent:
     ) -> None:
         self.state = AgentState(
             model=model,
-            messages=list(messages),
+            messages=Transcript(messages),
             thinking=_checked_thinking(thinking),
             tools=_checked_tools(tools),
             system_prompt=system_prompt,
@@ -151,7 +153,6 @@ class Agent:
                     state.streaming_message = None
                     if message.stop_reason == "error":
                         state.error = message.error_message or "The model stopped with an error"
-                state.messages.append(message)
             case ToolExecutionStart(tool_call_id=call_id):
                 state.pending_tool_calls.add(call_id)
             case ToolExecutionEnd(tool_call_id=call_id):
@@ -244,27 +245,26 @@ class Agent:
     async def _drive(
         self, prompts: list[Message], config: AgentLoopConfig, controller: AbortController
     ) -> list[Message]:
-        context = list(self.state.messages)
+        transcript = self.state.messages
+        mark = len(transcript)
         ended = False
-        finished: list[Message] = []
 
         async def emit(event: AgentEvent) -> None:
             nonlocal ended
-            kind = type(event)
-            if kind is MessageEnd:
-                finished.append(event.message)  # type: ignore[union-attr]
-            elif kind is AgentEnd:
+            if type(event) is AgentEnd:
                 ended = True
             await self._emit(event)
 
         try:
-            return await agent_loop(prompts, context, self.state, config, controller.signal, emit)
+            return await agent_loop(
+                prompts, transcript, self.state, config, controller.signal, emit
+            )
         except BaseException as exc:
             if not isinstance(exc, asyncio.CancelledError):
                 log.exception("agent run failed")
                 self.state.error = f"Internal error: {type(exc).__name__}: {exc}"
             if not ended:
-                await self._emit(AgentEnd(finished))
+                await self._emit(AgentEnd(transcript.since(mark)))
             raise
         finally:
             # A listener may already have started the next run on AgentEnd: leave it be.
@@ -342,7 +342,7 @@ class Agent:
     def replace_messages(self, messages: Sequence[Message]) -> None:
         if self.is_running:
             raise AgentBusyError("replace the messages")
-        self.state.messages = list(messages)
+        self.state.messages.replace(messages)
 
     def append_message(self, message: Message) -> None:
         if self.is_running:

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from picode.agent.events import (
     AgentEnd,
+    AgentEvent,
     AgentStart,
     MessageEnd,
     MessageStart,
@@ -33,6 +34,7 @@ from picode.agent.tool_exec import (
     ToolHooks,
     execute_tool_calls,
 )
+from picode.agent.transcript import Transcript
 from picode.ai.abort import AbortSignal
 from picode.ai.builder import ABORTED_MESSAGE, UNTERMINATED_MESSAGE, terminal_message
 from picode.ai.errors import format_error_message
@@ -80,23 +82,27 @@ class AgentLoopConfig:
 
 async def agent_loop(
     prompts: Sequence[Message],
-    messages: list[Message],
+    messages: Transcript,
     settings: LoopSettings,
     config: AgentLoopConfig,
     signal: AbortSignal,
-    emit: Emit,
+    notify: Emit,
 ) -> list[Message]:
-    """Run until the agent stops; ``messages`` (the context) grows in place.
+    """Run until the agent stops; ``messages`` (the transcript) grows in place.
 
     With no ``prompts`` this continues from ``messages`` as they are. Returns the messages
     added by this run (also carried by ``AgentEnd``).
     """
-    added: list[Message] = []
+    mark = len(messages)
+
+    async def emit(event: AgentEvent) -> None:
+        # The one place a message joins the transcript: before any listener hears it ended.
+        if type(event) is MessageEnd:
+            messages.append(event.message)
+        await notify(event)
 
     async def deliver(batch: Sequence[Message]) -> None:
         for message in batch:
-            messages.append(message)
-            added.append(message)
             await emit(MessageStart(message))
             await emit(MessageEnd(message))
 
@@ -116,7 +122,6 @@ async def agent_loop(
             pending = []
 
             assistant = await stream_assistant_response(messages, settings, config, signal, emit)
-            added.append(assistant)
             calls = assistant.tool_calls
             results: list[ToolResultMessage] = []
             if assistant.stop_reason in ("error", "aborted"):
@@ -134,11 +139,8 @@ async def agent_loop(
                         emit,
                         dict.fromkeys(range(len(calls)), text),
                     )
-                    messages.extend(results)
-                    added.extend(results)
                 await emit(TurnEnd(assistant, results))
-                await emit(AgentEnd(added))
-                return added
+                return await _end(messages, mark, emit)
 
             more_tool_calls = bool(calls)
             if calls:
@@ -149,17 +151,19 @@ async def agent_loop(
                     # Cut off while writing the last call: its arguments may be incomplete.
                     not_run[len(calls) - 1] = TRUNCATED_TOOL_CALL
                 results = await _run_tools(calls, settings, config, signal, emit, not_run)
-                messages.extend(results)
-                added.extend(results)
             await emit(TurnEnd(assistant, results))
             if signal.aborted:
-                await emit(AgentEnd(added))
-                return added
+                return await _end(messages, mark, emit)
             pending = list(config.take_steering())
 
         pending = list(config.take_follow_ups())
         if not pending:
             break
+    return await _end(messages, mark, emit)
+
+
+async def _end(messages: Transcript, mark: int, emit: Emit) -> list[Message]:
+    added = messages.since(mark)
     await emit(AgentEnd(added))
     return added
 
@@ -190,8 +194,8 @@ async def stream_assistant_response(
     signal: AbortSignal,
     emit: Emit,
 ) -> AssistantMessage:
-    """Stream one assistant message into ``messages``, bridging provider events to agent
-    events. The returned message is also the last item of ``messages``."""
+    """Stream one assistant message after ``messages``, bridging provider events to agent
+    events; the message joins the transcript at its ``MessageEnd`` (see ``agent_loop``)."""
     model = settings.model
     context = Context(settings.system_prompt or None, messages, None)
     try:
@@ -200,12 +204,12 @@ async def stream_assistant_response(
         options.signal = signal
         options.thinking = settings.thinking
         if signal.aborted:
-            return await _finish_without_stream(messages, _aborted(None, model, context), emit)
+            return await _finish_without_stream(_aborted(None, model, context), emit)
         stream = config.stream_fn(model, context, options)
     except Exception as exc:
         log.debug("could not start the model request", exc_info=True)
         failed = _failed(None, model, context, format_error_message(exc))
-        return await _finish_without_stream(messages, failed, emit)
+        return await _finish_without_stream(failed, emit)
 
     # A stream that ignores the signal must not hold the loop: ending it wakes the consumer.
     unhook = signal.add_callback(lambda _reason: stream.end())
@@ -221,17 +225,14 @@ async def stream_assistant_response(
             if isinstance(event, StartEvent):
                 if partial is None:
                     partial = event.partial
-                    messages.append(partial)
                     await emit(MessageStart(partial))
                 continue
             if partial is None:
                 # A block before "start": treat it as the start.
                 partial = event.partial
-                messages.append(partial)
                 await emit(MessageStart(partial))
             else:
                 partial = event.partial
-                messages[-1] = partial
             await emit(MessageUpdate(partial, event))
     except Exception as exc:
         if not signal.aborted:
@@ -249,8 +250,7 @@ async def stream_assistant_response(
         else:
             final = _failed(partial, model, context, UNTERMINATED_MESSAGE)
     if partial is None:
-        return await _finish_without_stream(messages, final, emit)
-    messages[-1] = final
+        return await _finish_without_stream(final, emit)
     await emit(MessageEnd(final))
     return final
 
@@ -268,11 +268,8 @@ async def _build_context(
     return Context(settings.system_prompt or None, llm_messages, tools or None)
 
 
-async def _finish_without_stream(
-    messages: list[Message], final: AssistantMessage, emit: Emit
-) -> AssistantMessage:
+async def _finish_without_stream(final: AssistantMessage, emit: Emit) -> AssistantMessage:
     """A message that never streamed still gets start and end, so the UI can show it."""
-    messages.append(final)
     await emit(MessageStart(final))
     await emit(MessageEnd(final))
     return final
