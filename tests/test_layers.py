@@ -111,3 +111,24 @@ def test_the_checker_itself(
     (folder / "probe.py").write_text(source, encoding="utf-8")
     monkeypatch.setattr(f"{__name__}.SOURCE", tmp_path / "picode")
     assert bool(violations()) is bad
+
+
+def app_imports(root: Path = SOURCE) -> list[str]:
+    """Controllers that import the app (they take the Protocols of tui/controllers/host.py)."""
+    return sorted(
+        str(path.relative_to(root))
+        for path in (root / "tui" / "controllers").rglob("*.py")
+        if "picode.tui.app" in imports_of(path)
+    )
+
+
+def test_controllers_depend_on_protocols_not_on_the_app() -> None:
+    assert app_imports() == []
+
+
+def test_the_app_import_check_itself(tmp_path: Path) -> None:
+    (tmp_path / "tui" / "controllers").mkdir(parents=True)
+    (tmp_path / "tui" / "controllers" / "a.py").write_text(
+        "if TYPE_CHECKING:\n    from picode.tui.app import PicodeApp\n"
+    )
+    assert app_imports(tmp_path) == ["tui/controllers/a.py"]

@@ -26,7 +26,7 @@ from picode.tui.widgets.info import InfoView
 
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
-    from picode.tui.app import PicodeApp
+    from picode.tui.controllers.host import CommandHost
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ Handler = Callable[[str], Awaitable[None]]
 
 
 class CommandController:
-    def __init__(self, app: PicodeApp) -> None:
+    def __init__(self, app: CommandHost) -> None:
         self.app = app
         self.registry = CommandRegistry()
         self.sessions = SessionCommands(app)

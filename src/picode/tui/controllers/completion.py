@@ -19,9 +19,9 @@ from picode.tui.completion.popup import MAX_ITEMS, CompletionItem, CompletionPop
 from picode.tui.completion.trigger import Trigger, apply_completion, find_trigger
 
 if TYPE_CHECKING:
-    from picode.tui.app import PicodeApp
     from picode.tui.completion.commands import CommandRegistry
     from picode.tui.completion.files import FileIndex
+    from picode.tui.controllers.host import CompletionHost
     from picode.tui.widgets.editor import PromptEditor
     from picode.tui.widgets.notice import NoticeLevel
 
@@ -55,7 +55,7 @@ class CompletionController:
         editor.key_filter = self.on_key
 
     @classmethod
-    def start(cls, app: PicodeApp, editor: PromptEditor, cwd: Path) -> CompletionController:
+    def start(cls, app: CompletionHost, editor: PromptEditor, cwd: Path) -> CompletionController:
         """Mount the list above the editor and start completing (after the first frame)."""
         popup = CompletionPopup()
         app.mount(popup, before=editor)

@@ -13,11 +13,11 @@ from picode.tui.widgets.info import InfoView
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
     from picode.session.store_index import SessionSummary
-    from picode.tui.app import PicodeApp
+    from picode.tui.controllers.host import CommandHost
 
 
 class SessionCommands:
-    def __init__(self, app: PicodeApp) -> None:
+    def __init__(self, app: CommandHost) -> None:
         self.app = app
 
     def _session(self) -> AgentSession:

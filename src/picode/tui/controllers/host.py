@@ -1,0 +1,76 @@
+"""What controllers need from the app, as Protocols: they depend on these, never on
+``PicodeApp`` itself, so the controllers and the app import no circle and a controller can
+be driven by anything that offers the same few members."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+    from textual.theme import Theme
+    from textual.widget import AwaitMount, Widget
+
+    from picode.session.agent_session import AgentSession
+    from picode.tui.config import TuiConfig
+    from picode.tui.controllers.commands import CommandController
+    from picode.tui.controllers.trust import TrustController
+    from picode.tui.widgets.notice import NoticeLevel
+    from picode.tui.widgets.transcript import Transcript
+
+T = TypeVar("T")
+
+
+class Reporter(Protocol):
+    """A voice in the transcript, and a way to give typed text back to the editor."""
+
+    def report(self, text: str, level: NoticeLevel = "info") -> None: ...
+
+    def restore_text(self, text: str) -> None: ...
+
+
+class CommandHost(Reporter, Protocol):
+    """What slash commands act on."""
+
+    config: TuiConfig
+    session: AgentSession | None
+    start_failed: bool
+    clipboard_env: Mapping[str, str] | None
+    theme: str
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def trust_controller(self) -> TrustController: ...
+
+    @property
+    def available_themes(self) -> dict[str, Theme]: ...
+
+    def theme_names(self) -> list[str]: ...
+
+    def hotkey_lines(self) -> list[str]: ...
+
+    def copy_to_clipboard(self, text: str) -> None: ...
+
+    def start_session(self, spec: str | None, pick: bool) -> None: ...
+
+    async def shutdown(self) -> None: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    async def push_screen_wait(self, screen: Screen[T]) -> T: ...
+
+
+class CompletionHost(Protocol):
+    """Where the completion list mounts, and the commands it offers."""
+
+    @property
+    def commands(self) -> CommandController: ...
+
+    def mount(self, *widgets: Widget, before: int | str | Widget | None = None) -> AwaitMount: ...
+
+    def report(self, text: str, level: NoticeLevel = "info") -> None: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
