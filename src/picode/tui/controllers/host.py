@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from picode.session.agent_session import AgentSession
     from picode.tui.config import TuiConfig
-    from picode.tui.controllers.commands import CommandController
+    from picode.tui.completion.commands import CommandRegistry
     from picode.tui.controllers.trust import TrustController
     from picode.tui.widgets.notice import NoticeLevel
     from picode.tui.widgets.transcript import Transcript
@@ -63,11 +63,17 @@ class CommandHost(Reporter, Protocol):
     async def push_screen_wait(self, screen: Screen[T]) -> T: ...
 
 
+class CommandSource(Protocol):
+    def current(self) -> CommandRegistry:
+        """The commands as they are now (extension commands included)."""
+        ...
+
+
 class CompletionHost(Protocol):
     """Where the completion list mounts, and the commands it offers."""
 
     @property
-    def commands(self) -> CommandController: ...
+    def commands(self) -> CommandSource: ...
 
     def mount(self, *widgets: Widget, before: int | str | Widget | None = None) -> AwaitMount: ...
 
