@@ -117,7 +117,8 @@ def assess_trust(args: argparse.Namespace) -> Any:
 def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -> Prepared:
     """``trust``: the folder's trust as the TUI settled it; assessed here when None."""
     from picode.ai.models import builtin_registry
-    from picode.session.config import apply_providers, load_config
+    from picode.session.config import load_config
+    from picode.session.config_providers import apply_providers
     from picode.session.credentials import Credentials
     from picode.session.model_choice import choose_model
     from picode.session.options import SessionOptions

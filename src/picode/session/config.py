@@ -25,7 +25,6 @@ from picode.session.config_lines import (
     syntax_error_line,
 )
 from picode.session.config_mcp import McpServer, McpSettings
-from picode.session.config_providers import api_key_for, apply_providers, base_url_for
 from picode.session.paths import Paths, project_dir
 
 __all__ = [
@@ -40,9 +39,6 @@ __all__ = [
     "RetrySettings",
     "Settings",
     "TtsrSettings",
-    "api_key_for",
-    "apply_providers",
-    "base_url_for",
     "load_config",
     "project_config_gates",
 ]

@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from textual.widget import AwaitMount, Widget
 
     from picode.session.agent_session import AgentSession
-    from picode.tui.config import TuiConfig
     from picode.tui.completion.commands import CommandRegistry
+    from picode.tui.config import TuiConfig
     from picode.tui.controllers.trust import TrustController
     from picode.tui.widgets.notice import NoticeLevel
     from picode.tui.widgets.transcript import Transcript
