@@ -14,7 +14,7 @@ import json
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from picode.agent.agent import AgentBusyError
 from picode.modes.headless import Interrupts, open_session
@@ -23,6 +23,9 @@ from picode.modes.rpc_approval import RpcApprovals
 from picode.modes.rpc_commands import BACKGROUND, HANDLERS, Handler, RpcError
 from picode.modes.serialize import event_to_dict
 from picode.session.events import SAVE_FAILED_SOURCE, Notice
+
+if TYPE_CHECKING:
+    from picode.session.agent_session import AgentSession
 
 EXIT_OK, EXIT_ERROR = 0, 1
 
@@ -95,7 +98,10 @@ def read_lines_in_background(stream: BinaryIO) -> asyncio.Queue[str | None]:
 
 class RpcServer:
     def __init__(
-        self, session: Any, write: Callable[[dict[str, Any]], None], approvals: RpcApprovals
+        self,
+        session: AgentSession,
+        write: Callable[[dict[str, Any]], None],
+        approvals: RpcApprovals,
     ) -> None:
         self.session = session
         self.write = write

@@ -8,15 +8,30 @@ import asyncio
 import base64
 import binascii
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from picode.ai.models import THINKING_LEVELS, Model, UnknownModelError
 from picode.ai.types import ImageContent, message_to_dict
 
 if TYPE_CHECKING:
-    from picode.modes.rpc import RpcServer
+    from picode.modes.rpc_approval import RpcApprovals
+    from picode.session.agent_session import AgentSession
 
-Handler: TypeAlias = Callable[["RpcServer", dict[str, Any]], Awaitable[Any]]
+
+class RpcServer(Protocol):
+    """What a command handler may use of the server (``picode.modes.rpc.RpcServer``)."""
+
+    session: AgentSession
+    approvals: RpcApprovals
+    prompt_task: asyncio.Task[Any] | None
+
+    @property
+    def busy(self) -> bool: ...
+
+    def start_prompt(self, work: Awaitable[Any]) -> None: ...
+
+
+Handler: TypeAlias = Callable[[RpcServer, dict[str, Any]], Awaitable[Any]]
 
 
 class RpcError(Exception):
