@@ -177,10 +177,10 @@ class ExtensionHost:
 
     # --- registration (called by ExtensionAPI) -------------------------------------------
 
-    def _subscribe(self, subscription: Subscription) -> None:
+    def add_subscription(self, subscription: Subscription) -> None:
         self._subscriptions[subscription.event].append(subscription)
 
-    def _add_tool(self, tool: AgentTool, extension: str) -> None:
+    def add_tool(self, tool: AgentTool, extension: str) -> None:
         owner = self._tool_owner.get(tool.name)
         if owner is not None:
             self._report_problem(
@@ -191,7 +191,7 @@ class ExtensionHost:
         self._tool_owner[tool.name] = extension
         self.tools.append(tool)
 
-    def _add_command(self, command: Command) -> None:
+    def add_command(self, command: Command) -> None:
         existing = self.commands.get(command.name)
         if existing is not None:
             self._report_problem(

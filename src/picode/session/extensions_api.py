@@ -11,12 +11,9 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from picode.agent.tool import AgentTool, ToolResult
-
-if TYPE_CHECKING:
-    from picode.session.extensions import ExtensionHost
 
 #: Events whose handlers are only told (``handler(payload)`` or ``handler()``).
 PLAIN_EVENTS = frozenset(
@@ -88,10 +85,23 @@ class ExtensionSink(Protocol):
     def notify(self, text: str, level: str, source: str | None) -> None: ...
 
 
+class Registrar(Protocol):
+    """Where an extension's registrations go (``ExtensionHost``)."""
+
+    cwd: Path
+    sink: ExtensionSink
+
+    def add_subscription(self, subscription: Subscription) -> None: ...
+
+    def add_tool(self, tool: AgentTool, extension: str) -> None: ...
+
+    def add_command(self, command: Command) -> None: ...
+
+
 class ExtensionAPI:
     """Handed to ``register(api)``; keep it to act later (from handlers and commands)."""
 
-    def __init__(self, host: ExtensionHost, name: str, source: str) -> None:
+    def __init__(self, host: Registrar, name: str, source: str) -> None:
         self._host = host
         #: The extension's name: its file or folder stem, or its entry-point name.
         self.name = name
@@ -121,7 +131,7 @@ class ExtensionAPI:
         takes_payload = event in HOOK_EVENTS or _accepts_argument(handler)
         subscription = Subscription(self.name, event, handler, takes_payload)
         if self._committed:
-            self._host._subscribe(subscription)
+            self._host.add_subscription(subscription)
         else:
             self._subscriptions.append(subscription)
 
@@ -133,7 +143,7 @@ class ExtensionAPI:
                 "validate() and execute(); picode.agent.tool.FunctionTool is the simplest"
             )
         if self._committed:
-            self._host._add_tool(tool, self.name)
+            self._host.add_tool(tool, self.name)
         else:
             self._tools.append(tool)
 
@@ -149,7 +159,7 @@ class ExtensionAPI:
             raise TypeError(f"the handler for /{name} is not callable")
         command = Command(name, description, handler, self.name)
         if self._committed:
-            self._host._add_command(command)
+            self._host.add_command(command)
         else:
             self._commands.append(command)
 
@@ -179,11 +189,11 @@ class ExtensionAPI:
     def _commit(self) -> None:
         self._committed = True
         for subscription in self._subscriptions:
-            self._host._subscribe(subscription)
+            self._host.add_subscription(subscription)
         for tool in self._tools:
-            self._host._add_tool(tool, self.name)
+            self._host.add_tool(tool, self.name)
         for command in self._commands:
-            self._host._add_command(command)
+            self._host.add_command(command)
         self._subscriptions.clear()
         self._tools.clear()
         self._commands.clear()
