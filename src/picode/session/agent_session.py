@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from picode.agent.agent import Agent, AgentBusyError
 from picode.agent.events import (
@@ -50,6 +50,7 @@ from picode.session.credentials import Credentials
 from picode.session.events import (
     SAVE_FAILED_SOURCE,
     AnySessionEvent,
+    McpServersChanged,
     ModelChanged,
     Notice,
     QueueChanged,
@@ -58,6 +59,7 @@ from picode.session.events import (
     ThinkingLevelChanged,
 )
 from picode.session.extensions import Command, ExtensionHost
+from picode.session.mcp.status import McpServerStatus
 from picode.session.model_choice import ModelChoice, choose_model
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
@@ -66,6 +68,9 @@ from picode.session.recovery import RecoveryPlanner
 from picode.session.rules import load_rules
 from picode.session.store import SessionStore
 from picode.session.system_prompt import build_system_prompt, first_line
+
+if TYPE_CHECKING:
+    from picode.session.mcp.manager import McpManager
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +131,9 @@ class AgentSession:
         self._running = False
         self._closed = False
         self._background: set[asyncio.Future[Any]] = set()
+        #: The built-in and extension tools; MCP tools are added to these as servers connect.
+        self._own_tools: list[AgentTool] = []
+        self._mcp: McpManager | None = None
 
     # --- construction ------------------------------------------------------------------
 
@@ -189,7 +197,31 @@ class AgentSession:
         self.agent.subscribe(self._on_agent_event)
         self._count_usage(restored.messages)
         self.recorder.set_current(model, thinking)
+        self._own_tools = list(tools)
+        self._start_mcp()
         await self.extensions.emit("session_start", self)
+
+    def _start_mcp(self) -> None:
+        servers = self.settings.mcp.servers
+        if not servers:
+            return
+        # The SDK is imported only now: a session without servers never loads it.
+        from picode.session.mcp.manager import McpManager
+
+        self._mcp = McpManager(servers, self.cwd, self._mcp_changed)
+        self._mcp.start()
+
+    def _mcp_changed(self) -> None:
+        manager = self._mcp
+        if manager is None:
+            return
+        mcp_tools = manager.tools()
+        taken = {tool.name for tool in self._own_tools}
+        offered = [tool for tool in mcp_tools if tool.name not in taken]
+        self.agent.set_tools([*self._own_tools, *offered])
+        approved = manager.approved()
+        self.approval.gated_as_all = frozenset(t.name for t in offered if t.name not in approved)
+        self.emit_soon(McpServersChanged(manager.statuses()))
 
     def _count_usage(self, messages: Sequence[Message]) -> None:
         """Usage of a restored session, from its model context: cheap even for a huge file
@@ -264,6 +296,17 @@ class AgentSession:
     async def run_extension_command(self, name: str, argument: str) -> bool:
         """Run ``/name argument``; False when no extension registered ``name``."""
         return await self.extensions.run_command(name, argument)
+
+    def mcp_servers(self) -> list[McpServerStatus]:
+        """Each configured MCP server's state and tools (``McpServersChanged`` says when
+        this changes); empty when none is configured."""
+        return [] if self._mcp is None else self._mcp.statuses()
+
+    async def wait_for_mcp(self) -> None:
+        """Until every MCP server has connected or failed, each within its ``timeout_s``
+        (headless runs wait so that the model sees the tools from the first prompt)."""
+        if self._mcp is not None:
+            await self._mcp.wait_settled()
 
     def tool(self, name: str) -> AgentTool | None:
         """The tool of that name the model can call now, if any."""
@@ -584,6 +627,8 @@ class AgentSession:
             except TimeoutError:
                 log.warning("session did not settle within 5 s of closing")
         await self.extensions.emit("session_end", self)
+        if self._mcp is not None:
+            await self._mcp.close()
         self.recorder.close()
 
     # --- hooks and extension sink --------------------------------------------------------
