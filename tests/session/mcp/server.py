@@ -17,6 +17,7 @@ from pathlib import Path
 import anyio
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 #: A 1x1 PNG.
 PIXEL = base64.b64encode(
@@ -57,7 +58,7 @@ def big(lines: int) -> str:
 
 @server.tool(description="Always fails.")
 def broken() -> str:
-    raise ValueError("the disk is on fire")
+    raise ToolError("the disk is on fire")
 
 
 @server.tool(description="Points at resources.")

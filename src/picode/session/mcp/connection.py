@@ -118,10 +118,10 @@ class McpConnection:
                     self._session = None
             if not self._stopping:
                 self._set("disconnected", "the server closed the connection")
-        except TimeoutError:
-            self._set("timed_out", f"no answer within {timeout:g} s")
         except Exception as exc:  # whatever the transport or the server did: shown, not raised
-            if not self._stopping:
+            if isinstance(innermost(exc), TimeoutError) and not ready:
+                self._set("timed_out", f"no answer within {timeout:g} s")
+            elif not self._stopping:
                 text = describe_error(exc) + _stderr_tail(stderr)
                 self._set("disconnected" if ready else "failed", text)
                 log.debug("mcp server %s: %s", self.name, text, exc_info=True)
@@ -279,10 +279,15 @@ async def _list_tools(session: ClientSession) -> list[types.Tool]:
             return tools
 
 
-def describe_error(exc: BaseException) -> str:
-    """The innermost useful message of what went wrong (task groups wrap errors)."""
+def innermost(exc: BaseException) -> BaseException:
+    """What went wrong, out of the groups the SDK's task groups wrap it in."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def describe_error(exc: BaseException) -> str:
+    exc = innermost(exc)
     if isinstance(exc, MCPError):
         return exc.error.message
     if isinstance(exc, FileNotFoundError):
