@@ -57,7 +57,7 @@ def test_tools_are_listed_and_called_through_the_agent(
 
 
 def test_images_resources_errors_and_long_output(harness: SessionHarness, record: Path) -> None:
-    async def scenario() -> None:
+    async def scenario() -> Path:
         faux = harness.faux(
             call("picture"),
             call("link"),
@@ -79,12 +79,12 @@ def test_images_resources_errors_and_long_output(harness: SessionHarness, record
         assert big.details["truncated"] is True
         assert f"line {MAX_LINES + 500}" not in big.text
         assert big.text.startswith("line 1\n")
-        full = Path(big.details["full_output_path"])
-        assert full.read_text(encoding="utf-8").endswith(f"line {MAX_LINES + 500}")
-        full.unlink()
         await session.close()
+        return Path(big.details["full_output_path"])
 
-    run(scenario(), timeout=60)
+    full = run(scenario(), timeout=60)
+    assert full.read_text(encoding="utf-8").endswith(f"line {MAX_LINES + 500}")
+    full.unlink()
 
 
 def test_a_server_that_dies_reports_it_and_the_next_call_starts_it_again(
@@ -236,9 +236,7 @@ def test_mcp_tools_are_asked_about_under_approval_all_unless_approved(
         return ApprovalDecision("no", "not now")
 
     async def scenario() -> None:
-        faux = harness.faux(
-            call("echo", text="ask me"), call("big", lines=1), text_turn("done")
-        )
+        faux = harness.faux(call("echo", text="ask me"), call("big", lines=1), text_turn("done"))
         server = stdio_server(record, tools={"approved": ["big"]})
         session = await harness.open(
             faux, settings=settings_with(files=server), approver=approver, approval="all"

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Self
+from typing import Any, Self, TextIO, cast
 
 import anyio
 from mcp import ClientSession, types
@@ -80,8 +80,8 @@ class McpConnection:
     async def stop(self) -> None:
         self._stopping = True
         self._wake.set()
-        for task in list(self._refreshing):
-            task.cancel()
+        for refresh in list(self._refreshing):
+            refresh.cancel()
         task = self._task
         if task is None or task.done():
             return
@@ -99,8 +99,9 @@ class McpConnection:
         timeout = self.config.timeout_s
         ready = False
         stderr = _stderr_file() if self.config.kind == "stdio" else None
+        cwd = self._server_cwd()
         try:
-            async with self._transport(stderr) as (read, write):
+            async with self._transport(stderr, cwd) as (read, write):
                 watched = _WatchedStream(read, self._wake.set)
                 async with ClientSession(
                     watched,
@@ -133,25 +134,21 @@ class McpConnection:
                 stderr.close()
 
     @contextlib.asynccontextmanager
-    async def _transport(
-        self, stderr: IO[str] | None
-    ) -> AsyncIterator[tuple[Any, Any]]:
+    async def _transport(self, stderr: TextIO | None, cwd: Path) -> AsyncIterator[tuple[Any, Any]]:
         config = self.config
         if config.kind == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             assert config.command is not None
-            cwd = Path(config.cwd).expanduser() if config.cwd else self.cwd
+            assert stderr is not None
             params = StdioServerParameters(
-                command=config.command,
-                args=config.args,
-                env=config.env or None,
-                cwd=cwd if cwd.is_absolute() else self.cwd / cwd,
+                command=config.command, args=config.args, env=config.env or None, cwd=cwd
             )
-            async with stdio_client(params, errlog=stderr or _devnull()) as streams:
+            async with stdio_client(params, errlog=stderr) as streams:
                 yield streams
         elif config.kind == "http":
-            from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
 
             assert config.url is not None
             async with (
@@ -165,6 +162,13 @@ class McpConnection:
             assert config.url is not None
             async with sse_client(config.url, headers=config.headers or None) as streams:
                 yield streams
+
+    def _server_cwd(self) -> Path:
+        """The config's ``cwd`` (relative to the project), else the project folder."""
+        if not self.config.cwd:
+            return self.cwd
+        folder = Path(self.config.cwd).expanduser()
+        return folder if folder.is_absolute() else self.cwd / folder
 
     # --- notifications -------------------------------------------------------------------
 
@@ -296,18 +300,16 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _stderr_file() -> IO[str] | None:
+def _stderr_file() -> TextIO:
+    """Where a stdio server's stderr goes: never the terminal (it would tear the TUI's
+    screen); its end explains a failure."""
     try:
-        return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        return cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
     except OSError:
-        return None
+        return open(os.devnull, "w", encoding="utf-8")  # closed by _serve
 
 
-def _devnull() -> IO[str]:
-    return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  # closed with the process
-
-
-def _stderr_tail(stderr: IO[str] | None) -> str:
+def _stderr_tail(stderr: TextIO | None) -> str:
     if stderr is None:
         return ""
     try:

@@ -62,7 +62,9 @@ def _block(item: types.ContentBlock) -> UserContent:
         if mime in IMAGE_TYPES:
             return _image(resource.blob, mime, f"resource <{resource.uri}>")
         size = len(resource.blob) * 3 // 4
-        return TextContent(f"[resource <{resource.uri}>: {mime}, about {size} bytes of binary data]")
+        return TextContent(
+            f"[resource <{resource.uri}>: {mime}, about {size} bytes of binary data]"
+        )
     return TextContent(f"[content of type {getattr(item, 'type', '?')!r} not shown]")
 
 

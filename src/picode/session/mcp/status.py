@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-McpState: TypeAlias = Literal["connecting", "ready", "failed", "timed_out", "disconnected", "disabled"]
+McpState: TypeAlias = Literal[
+    "connecting", "ready", "failed", "timed_out", "disconnected", "disabled"
+]
 
 #: Prefix and separator of the names MCP tools have for the model: ``mcp__<server>__<tool>``.
 TOOL_PREFIX = "mcp__"
