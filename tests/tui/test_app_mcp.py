@@ -37,6 +37,8 @@ def test_mcp_lists_servers_states_tools_and_errors(tui: TuiHarness, tmp_path: Pa
                 what="both servers settled",
                 timeout=30,
             )
+            # A server that fails says so once, without /mcp.
+            await wait_until(pilot, lambda: has_notice(app, "MCP server 'broken' failed"))
             await send(pilot, "/mcp")
             await wait_until(pilot, lambda: _info(app, "MCP servers") is not None)
             text = _info(app, "MCP servers").plain  # type: ignore[union-attr]

@@ -298,3 +298,32 @@ def test_an_untrusted_projects_server_is_never_started(
     # The same file in a trusted folder does start it (so the check above can fail).
     assert run(scenario(True), timeout=60) == ["ready"]
     assert any(line.startswith("started") for line in recorded(record))
+
+
+def test_the_sdk_is_imported_only_when_a_server_is_configured(tmp_path: Path) -> None:
+    code = f"""
+import asyncio, contextlib, io, sys
+from pathlib import Path
+from picode.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    main(["--version"])
+assert "mcp" not in sys.modules, "picode --version imported mcp"
+from tests.session.conftest import SessionHarness
+from tests.session.mcp.conftest import settings_with, stdio_server
+
+async def open_with(settings):
+    harness = SessionHarness(Path({str(tmp_path)!r}))
+    session = await harness.open(harness.faux(), settings=settings)
+    await session.close()
+    harness.close()
+
+asyncio.run(open_with(None))
+assert "mcp" not in sys.modules, "a session without servers imported mcp"
+asyncio.run(open_with(settings_with(files=stdio_server(Path({str(tmp_path / "r")!r})))))
+assert "mcp" in sys.modules
+"""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[3]
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root, timeout=60)
