@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
@@ -86,22 +87,37 @@ def record(tmp_path: Path) -> Path:
     return tmp_path / "server-record.txt"
 
 
-@pytest.fixture
-def http_server(record: Path) -> Iterator[str]:
-    """A streamable-HTTP MCP server on 127.0.0.1; its URL once it accepts connections."""
-    port = free_port()
+def start_http(port: int, record: Path) -> subprocess.Popen[bytes]:
+    """A streamable-HTTP MCP server on 127.0.0.1:``port``, once it accepts connections."""
     process = subprocess.Popen(
         [sys.executable, str(SERVER), "http", str(port)],
-        env={**__import__("os").environ, "MCP_TEST_RECORD": str(record)},
+        env={**os.environ, "MCP_TEST_RECORD": str(record)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         _wait_listening(port, process)
+    except BaseException:
+        process.kill()
+        process.wait(10)
+        raise
+    return process
+
+
+def stop_http(process: subprocess.Popen[bytes]) -> None:
+    process.kill()
+    process.wait(10)
+
+
+@pytest.fixture
+def http_server(record: Path) -> Iterator[str]:
+    """The URL of a streamable-HTTP MCP server on 127.0.0.1."""
+    port = free_port()
+    process = start_http(port, record)
+    try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        process.wait(10)
+        stop_http(process)
 
 
 def _wait_listening(port: int, process: subprocess.Popen[bytes], timeout: float = 20.0) -> None:

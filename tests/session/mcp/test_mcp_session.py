@@ -15,9 +15,12 @@ from picode.session.mcp.content import MAX_LINES
 from tests.session.conftest import SessionHarness, run
 from tests.session.mcp.conftest import (
     StateWatch,
+    free_port,
     recorded,
     settings_with,
+    start_http,
     stdio_server,
+    stop_http,
     wait_recorded,
 )
 
@@ -268,6 +271,46 @@ def test_streamable_http_server(harness: SessionHarness, http_server: str) -> No
         await session.close()
 
     run(scenario(), timeout=60)
+
+
+def test_an_http_server_that_goes_away_is_reported_and_found_again(
+    harness: SessionHarness, record: Path
+) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    server = start_http(port, record)
+
+    async def scenario() -> None:
+        nonlocal server
+        faux = harness.faux(
+            call("echo", text="one"),
+            text_turn("1"),
+            call("echo", text="two"),
+            text_turn("2"),
+            call("echo", text="three"),
+            text_turn("3"),
+        )
+        session = await harness.open(faux, settings=settings_with(files=McpServer(url=url)))
+        watch = StateWatch()
+        session.subscribe(watch)
+        await session.wait_for_mcp()
+        await session.prompt("first")
+        assert results(session)[-1].text == "echo: one"
+        await asyncio.to_thread(stop_http, server)
+        await session.prompt("second")
+        lost = results(session)[-1]
+        assert lost.is_error
+        assert "MCP server 'files'" in lost.text and "the next call starts it again" in lost.text
+        await watch.until("files", "disconnected")
+        server = await asyncio.to_thread(start_http, port, record)
+        await session.prompt("third")
+        assert results(session)[-1].text == "echo: three"
+        await session.close()
+
+    try:
+        run(scenario(), timeout=60)
+    finally:
+        stop_http(server)
 
 
 def test_an_untrusted_projects_server_is_never_started(

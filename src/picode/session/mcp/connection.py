@@ -202,13 +202,7 @@ class McpConnection:
         """Run ``tool``; a server that is not connected gets one new attempt first.
 
         Raises ``ToolError`` with a message the model can act on."""
-        if self._session is None:
-            if self.state in ("failed", "timed_out", "disconnected"):
-                self.start()
-            await self.wait_settled()
-        session = self._session
-        if session is None:
-            raise ToolError(f"MCP server '{self.name}' is {self.status(()).summary}.")
+        session = await self._connected()
         timeout = self.config.timeout_s
         try:
             return await session.call_tool(tool, arguments, read_timeout_seconds=timeout)
@@ -219,11 +213,38 @@ class McpConnection:
                     "(timeout_s); the call was cancelled."
                 ) from None
             if exc.code == types.CONNECTION_CLOSED:
+                self._lost(session)
                 raise ToolError(
                     f"MCP server '{self.name}' disconnected during {tool}; the next call "
                     "starts it again."
                 ) from None
             raise ToolError(f"MCP server '{self.name}': {exc.error.message}") from None
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            self._lost(session)
+            raise ToolError(
+                f"MCP server '{self.name}' cannot be reached ({describe_error(exc)}); the next "
+                "call starts it again."
+            ) from None
+
+    async def _connected(self) -> ClientSession:
+        if self._session is None and self.state in ("failed", "timed_out", "disconnected"):
+            old = self._task
+            if old is not None and not old.done():
+                # The last attempt is still winding down (closing its streams).
+                await asyncio.wait({old}, timeout=_STOP_S)
+            self.start()
+        await self.wait_settled()
+        session = self._session
+        if session is None:
+            raise ToolError(f"MCP server '{self.name}' is {self.status(()).summary}.")
+        return session
+
+    def _lost(self, session: ClientSession) -> None:
+        """The connection is gone (an HTTP server need not close anything to be gone)."""
+        if self._session is session:
+            self._session = None
+            self._set("disconnected", "the connection was lost")
+            self._wake.set()
 
 
 class _WatchedStream:
