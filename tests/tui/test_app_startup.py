@@ -27,7 +27,7 @@ def test_importing_the_app_loads_no_provider_sdk() -> None:
         "import sys, picode.tui.app\n"
         "heavy = [m for m in ('anthropic', 'openai', 'google.genai', 'httpx',"
         " 'picode.session.agent_session', 'picode.ai.providers.anthropic_messages',"
-        " 'textual.widgets._text_area')"
+        " 'textual.widgets._text_area', 'mcp', 'picode.session.mcp.connection')"
         " if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )

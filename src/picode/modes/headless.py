@@ -117,6 +117,10 @@ async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequen
     else:
         session.subscribe(report_progress)
     try:
+        # The model should see the MCP tools from the first turn: wait for the servers
+        # (each at most its timeout_s) and say which are missing.
+        await session.wait_for_mcp()
+        report_mcp(session)
         await session.prompt(prompt, attachments)
     except (MissingApiKeyError, AgentBusyError) as exc:
         warn(str(exc))
@@ -196,6 +200,12 @@ def report_progress(event: Any) -> None:
             warn(f"edit of {path} stopped early: {reason}")
         case Notice():
             report_notice(event)
+
+
+def report_mcp(session: Any) -> None:
+    for status in session.mcp_servers():
+        if status.state not in ("ready", "disabled"):
+            warn(f"MCP server '{status.name}' is {status.summary}")
 
 
 def report_notice(event: Any) -> None:

@@ -260,6 +260,22 @@ async def get_state(server: RpcServer, command: dict[str, Any]) -> Any:
     }
 
 
+async def get_mcp(server: RpcServer, command: dict[str, Any]) -> Any:
+    """Each MCP server's state; ``mcp_servers_changed`` events say when it changes."""
+    return {
+        "servers": [
+            {
+                "name": status.name,
+                "transport": status.transport,
+                "state": status.state,
+                "tools": list(status.tools),
+                "error": status.error,
+            }
+            for status in server.session.mcp_servers()
+        ]
+    }
+
+
 async def get_messages(server: RpcServer, command: dict[str, Any]) -> Any:
     return {"messages": [message_to_dict(m) for m in server.session.messages]}
 
@@ -285,6 +301,7 @@ HANDLERS: dict[str, Handler] = {
     "set_session_name": set_session_name,
     "get_state": get_state,
     "get_messages": get_messages,
+    "get_mcp": get_mcp,
 }
 
 #: Commands answered when their work is done, while later commands are read meanwhile.

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from picode.agent.agent import Agent, AgentBusyError
 from picode.agent.events import (
@@ -50,6 +50,7 @@ from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
     SAVE_FAILED_SOURCE,
     AnySessionEvent,
+    McpServersChanged,
     ModelChanged,
     Notice,
     QueueChanged,
@@ -58,6 +59,7 @@ from picode.session.events import (
     ThinkingLevelChanged,
 )
 from picode.session.extensions import Command, ExtensionHost
+from picode.session.mcp.status import McpServerStatus
 from picode.session.model_choice import ModelChoice, choose_model
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
@@ -67,6 +69,9 @@ from picode.session.rules import load_rules
 from picode.session.store import SessionStore
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
+
+if TYPE_CHECKING:
+    from picode.session.mcp.manager import McpManager
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +109,7 @@ class AgentSession:
         self._abort_retry: AbortController | None = None
         self._running = False
         self._closed = False
+        self._mcp: McpManager | None = None
         for problem in self.extensions.load() if options.load_extensions else []:
             self._notice(problem, "warning", "extensions")
         tools = self._compose_tools(options.tools)
@@ -145,13 +151,17 @@ class AgentSession:
         self.agent.subscribe(self._on_agent_event)
         self._count_usage(restored.messages)
         self.recorder.set_current(model, thinking)
+        #: The built-in and extension tools; MCP tools are added to these as servers connect.
+        self._own_tools = list(tools)
 
     # --- construction ------------------------------------------------------------------
 
     @classmethod
     async def open(cls, options: SessionOptions) -> AgentSession:
-        """Open the session file and tell extensions the session started."""
+        """Open the session file, start connecting MCP servers in the background and tell
+        extensions the session started."""
         session = cls(options)
+        session._start_mcp()
         await session.extensions.emit("session_start", session)
         return session
 
@@ -170,6 +180,28 @@ class AgentSession:
             taken.add(tool.name)
             tools.append(tool)
         return tools
+
+    def _start_mcp(self) -> None:
+        servers = self.settings.mcp.servers
+        if not servers:
+            return
+        # The SDK is imported only now: a session without servers never loads it.
+        from picode.session.mcp.manager import McpManager
+
+        self._mcp = McpManager(servers, self.cwd, self._mcp_changed)
+        self._mcp.start()
+
+    def _mcp_changed(self) -> None:
+        manager = self._mcp
+        if manager is None:
+            return
+        mcp_tools = manager.tools()
+        taken = {tool.name for tool in self._own_tools}
+        offered = [tool for tool in mcp_tools if tool.name not in taken]
+        self.agent.set_tools([*self._own_tools, *offered])
+        approved = manager.approved()
+        self.approval.gated_as_all = frozenset(t.name for t in offered if t.name not in approved)
+        self.emit_soon(McpServersChanged(manager.statuses()))
 
     def _count_usage(self, messages: Sequence[Message]) -> None:
         """Usage of a restored session, from its model context: cheap even for a huge file
@@ -244,6 +276,17 @@ class AgentSession:
     async def run_extension_command(self, name: str, argument: str) -> bool:
         """Run ``/name argument``; False when no extension registered ``name``."""
         return await self.extensions.run_command(name, argument)
+
+    def mcp_servers(self) -> list[McpServerStatus]:
+        """Each configured MCP server's state and tools (``McpServersChanged`` says when
+        this changes); empty when none is configured."""
+        return [] if self._mcp is None else self._mcp.statuses()
+
+    async def wait_for_mcp(self) -> None:
+        """Until every MCP server has connected or failed, each within its ``timeout_s``
+        (headless runs wait so that the model sees the tools from the first prompt)."""
+        if self._mcp is not None:
+            await self._mcp.wait_settled()
 
     def tool(self, name: str) -> AgentTool | None:
         """The tool of that name the model can call now, if any."""
@@ -531,6 +574,8 @@ class AgentSession:
             except TimeoutError:
                 log.warning("session did not settle within 5 s of closing")
         await self.extensions.emit("session_end", self)
+        if self._mcp is not None:
+            await self._mcp.close()
         self.recorder.close()
 
     # --- hooks and extension sink --------------------------------------------------------

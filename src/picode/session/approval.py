@@ -1,4 +1,7 @@
-"""Approval mode: bash, write and edit wait for the front end's yes / always / no."""
+"""Approval mode: bash, write and edit wait for the front end's yes / always / no.
+
+MCP tools count as bash does: asked about under ``approval = "all"`` only, unless their
+server's ``tools.approved`` lists them."""
 
 from __future__ import annotations
 
@@ -40,13 +43,14 @@ class ApprovalGate:
         self.policy: ApprovalPolicy = policy
         self.approver = approver
         self._always: set[str] = set()
+        #: MCP tools as the session offers them now, less those approved in the config.
+        self.gated_as_all: frozenset[str] = frozenset()
 
     def needs_approval(self, tool_name: str) -> bool:
-        return (
-            self.approver is not None
-            and tool_name in _GATED[self.policy]
-            and tool_name not in self._always
+        gated = tool_name in _GATED[self.policy] or (
+            self.policy == "all" and tool_name in self.gated_as_all
         )
+        return self.approver is not None and gated and tool_name not in self._always
 
     async def check(self, call_id: str, tool_name: str, args: dict[str, Any]) -> str | None:
         """None to proceed, or the reason the call was refused."""
@@ -84,4 +88,6 @@ def preview_for(tool_name: str, args: dict[str, Any]) -> str:
             new = str(edit.get("new_text", "")).splitlines()
             chunks.append("\n".join([*(f"-{line}" for line in old), *(f"+{line}" for line in new)]))
         return "\n".join(chunks)
-    return str(args)
+    import json
+
+    return f"{tool_name} {json.dumps(args, ensure_ascii=False, indent=2)}"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from picode.agent.events import AgentEvent
+from picode.session.mcp.status import McpServerStatus
 
 
 @dataclass(slots=True)
@@ -107,6 +108,14 @@ class SessionNameChanged:
 
 
 @dataclass(slots=True)
+class McpServersChanged:
+    """An MCP server connected, failed, went away or changed its tools."""
+
+    servers: list[McpServerStatus]
+    type: ClassVar[str] = "mcp_servers_changed"
+
+
+@dataclass(slots=True)
 class CustomEvent:
     """Emitted by extensions (``api.emit``); front ends may ignore it."""
 
@@ -128,6 +137,7 @@ SessionEvent: TypeAlias = (
     | QueueChanged
     | Notice
     | SessionNameChanged
+    | McpServersChanged
     | CustomEvent
 )
 

@@ -53,6 +53,7 @@ class CommandController:
             "name": self.sessions.name,
             "copy": self.copy,
             "export": self.export,
+            "mcp": self.mcp,
             "hotkeys": self.hotkeys,
             "trust": self.trust,
             "quit": self.quit,
@@ -240,6 +241,22 @@ class CommandController:
         self.app.report(
             f'Theme: {name} (for this run; set theme = "{name}" in config.toml to keep it).'
         )
+
+    async def mcp(self, argument: str) -> None:
+        servers = self.session_or_error().mcp_servers()
+        if not servers:
+            self.app.report(
+                "No MCP servers are configured: add [mcp.servers.NAME] to config.toml "
+                "or run picode mcp add."
+            )
+            return
+        lines: list[str | tuple[str, str]] = []
+        for status in servers:
+            lines.append((status.name, f"{status.summary} · {status.transport}"))
+            if status.tools:
+                short = [name.rpartition("__")[2] for name in status.tools]
+                lines.append(("", ", ".join(short)))
+        self.app.transcript.add(InfoView("MCP servers", lines))
 
     async def hotkeys(self, argument: str) -> None:
         self.app.transcript.add(InfoView("Keys", self.app.hotkey_lines()))

@@ -43,6 +43,7 @@ from picode.session.events import (
     CompactionStart,
     CustomEvent,
     EditGuardAbort,
+    McpServersChanged,
     ModelChanged,
     Notice,
     QueueChanged,
@@ -51,6 +52,7 @@ from picode.session.events import (
     SessionSwitched,
     ThinkingLevelChanged,
 )
+from picode.session.mcp.status import McpServerStatus
 from picode.tui.widgets.messages import (
     AssistantMessageView,
     UserMessageView,
@@ -110,6 +112,8 @@ class EventRouter:
         self.tools: dict[str, ToolCallView] = {}
         self.user_messages = 0
         self._interrupted = False
+        #: The last state reported per MCP server: a failure is told once, not per event.
+        self._mcp_states: dict[str, str] = {}
 
     def mark_interrupted(self) -> None:
         """The person pressed Esc: the marker and the idle status show at once.
@@ -227,10 +231,19 @@ class EventRouter:
                 self.notice(f"{source}: {text}" if source else text, level)
                 if source == SAVE_FAILED_SOURCE:
                     self.host.refresh_footer()  # the footer keeps the warning in view
+            case McpServersChanged(servers=servers):
+                self._mcp_changed(servers)
             case CustomEvent():
                 pass
 
     # --- helpers ----------------------------------------------------------------------
+
+    def _mcp_changed(self, servers: Sequence[McpServerStatus]) -> None:
+        for status in servers:
+            before = self._mcp_states.get(status.name)
+            self._mcp_states[status.name] = status.state
+            if status.state in ("failed", "timed_out", "disconnected") and before != status.state:
+                self.notice(f"MCP server '{status.name}' {status.summary} (/mcp)", "warning")
 
     def _show_interrupted(self) -> None:
         """One marker per interrupted run, however many ways the run reports the abort."""

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 from textual.content import Content
 
 from picode.agent.tool import ToolResult
+from picode.session.mcp.status import tool_display_name
 
 ToolState: TypeAlias = Literal["streaming", "awaiting", "running", "success", "error"]
 
@@ -58,7 +59,9 @@ def key_argument(name: str, args: dict[str, Any]) -> str | None:
 
 
 def header(name: str, args: dict[str, Any], state: ToolState) -> Content:
-    parts: list[tuple[str, str] | str] = [("● ", _STATE_STYLE[state]), (name, "bold")]
+    # An MCP tool shows its server: "files › read_file" rather than mcp__files__read_file.
+    title = tool_display_name(name) or name
+    parts: list[tuple[str, str] | str] = [("● ", _STATE_STYLE[state]), (title, "bold")]
     argument = key_argument(name, args)
     if argument:
         parts += ["  ", (argument, "$text-secondary" if name == "bash" else "")]

@@ -1,0 +1,11 @@
+"""MCP client: the configured servers' tools offered to the model (docs/mcp.md).
+
+Importing this package is cheap; the ``mcp`` SDK is imported by ``connection`` only, which
+the session loads when at least one server is enabled.
+"""
+
+from __future__ import annotations
+
+from picode.session.mcp.status import McpServerStatus, McpState
+
+__all__ = ["McpServerStatus", "McpState"]

@@ -1,0 +1,342 @@
+"""One MCP server: its connection, its tools, its state (the ``mcp`` SDK lives here).
+
+Each connection attempt is one asyncio task that enters the transport and the SDK's
+``ClientSession`` and stays inside them until told to stop or until the server goes away:
+the SDK's task groups must be entered and left by the same task. Tool calls are sent from
+the callers' own tasks; cancelling one makes the SDK send ``notifications/cancelled``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TextIO, cast
+
+import anyio
+from mcp import ClientSession, types
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+
+from picode import __version__
+from picode.agent.tool import ToolError
+from picode.session.config_mcp import McpServer
+from picode.session.mcp.status import McpServerStatus, McpState
+
+log = logging.getLogger(__name__)
+
+#: Shown with a failure: the end of what the server wrote to stderr.
+_STDERR_TAIL = 600
+#: Stopping a server (closing its streams, ending its process) takes at most this long.
+_STOP_S = 5.0
+
+Changed = Callable[[], None]
+
+
+class McpConnection:
+    def __init__(self, name: str, config: McpServer, cwd: Path, on_change: Changed) -> None:
+        self.name = name
+        self.config = config
+        self.cwd = cwd
+        self._on_change = on_change
+        self.state: McpState = "connecting" if config.enabled else "disabled"
+        self.error: str | None = None
+        self.tools: list[types.Tool] = []
+        self._session: ClientSession | None = None
+        self._task: asyncio.Task[None] | None = None
+        #: Settles when the current attempt is ready or has failed.
+        self._settled: asyncio.Future[None] | None = None
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._refreshing: set[asyncio.Task[None]] = set()
+
+    def status(self, offered: tuple[str, ...]) -> McpServerStatus:
+        return McpServerStatus(self.name, self.config.kind, self.state, offered, self.error)
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin connecting unless an attempt is under way or the server is ready."""
+        if not self.config.enabled or self._stopping:
+            return
+        if self._task is not None and not self._task.done():
+            return
+        loop = asyncio.get_running_loop()
+        self._settled = loop.create_future()
+        self._wake = asyncio.Event()
+        self._set("connecting", None)
+        self._task = loop.create_task(self._serve(self._settled), name=f"mcp:{self.name}")
+
+    async def wait_settled(self) -> None:
+        """Until the current attempt is ready or has failed (at most its timeout)."""
+        if self._settled is not None:
+            await asyncio.shield(self._settled)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        for refresh in list(self._refreshing):
+            refresh.cancel()
+        task = self._task
+        if task is None or task.done():
+            return
+        done, _ = await asyncio.wait({task}, timeout=_STOP_S)
+        if not done:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait({task}, timeout=1.0)
+
+    def _set(self, state: McpState, error: str | None) -> None:
+        self.state, self.error = state, error
+        self._on_change()
+
+    async def _serve(self, settled: asyncio.Future[None]) -> None:
+        timeout = self.config.timeout_s
+        ready = False
+        stderr = _stderr_file() if self.config.kind == "stdio" else None
+        cwd = self._server_cwd()
+        try:
+            async with self._transport(stderr, cwd) as (read, write):
+                watched = _WatchedStream(read, self._wake.set)
+                async with ClientSession(
+                    watched,
+                    write,
+                    message_handler=self._on_message,
+                    client_info=types.Implementation(name="picode", version=__version__),
+                ) as session:
+                    with anyio.fail_after(timeout):
+                        await session.initialize()
+                        tools = await _list_tools(session)
+                    self._session, self.tools, ready = session, tools, True
+                    self._set("ready", None)
+                    settled.set_result(None)
+                    await self._wake.wait()
+                    self._session = None
+            if not self._stopping:
+                self._set("disconnected", "the server closed the connection")
+        except Exception as exc:  # whatever the transport or the server did: shown, not raised
+            if isinstance(innermost(exc), TimeoutError) and not ready:
+                self._set("timed_out", f"no answer within {timeout:g} s")
+            elif not self._stopping:
+                text = describe_error(exc) + _stderr_tail(stderr)
+                self._set("disconnected" if ready else "failed", text)
+                log.debug("mcp server %s: %s", self.name, text, exc_info=True)
+        finally:
+            self._session = None
+            if not settled.done():
+                settled.set_result(None)
+            if stderr is not None:
+                stderr.close()
+
+    @contextlib.asynccontextmanager
+    async def _transport(self, stderr: TextIO | None, cwd: Path) -> AsyncIterator[tuple[Any, Any]]:
+        config = self.config
+        if config.kind == "stdio":
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            assert config.command is not None
+            assert stderr is not None
+            params = StdioServerParameters(
+                command=config.command, args=config.args, env=config.env or None, cwd=cwd
+            )
+            async with stdio_client(params, errlog=stderr) as streams:
+                yield streams
+        elif config.kind == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            assert config.url is not None
+            async with (
+                create_mcp_http_client(headers=config.headers or None) as client,
+                streamable_http_client(config.url, http_client=client) as streams,
+            ):
+                yield streams
+        else:
+            from mcp.client.sse import sse_client
+
+            assert config.url is not None
+            async with sse_client(config.url, headers=config.headers or None) as streams:
+                yield streams
+
+    def _server_cwd(self) -> Path:
+        """The config's ``cwd`` (relative to the project), else the project folder."""
+        if not self.config.cwd:
+            return self.cwd
+        folder = Path(self.config.cwd).expanduser()
+        return folder if folder.is_absolute() else self.cwd / folder
+
+    # --- notifications -------------------------------------------------------------------
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            # Listing from inside the handler could hold up the reader that must deliver
+            # the answer; a task of its own cannot.
+            task = asyncio.get_running_loop().create_task(self._refresh_tools())
+            self._refreshing.add(task)
+            task.add_done_callback(self._refreshing.discard)
+        elif isinstance(message, Exception):
+            log.debug("mcp server %s: transport error: %s", self.name, message)
+
+    async def _refresh_tools(self) -> None:
+        session = self._session
+        if session is None:
+            return
+        try:
+            with anyio.fail_after(self.config.timeout_s):
+                tools = await _list_tools(session)
+        except Exception as exc:
+            log.debug("mcp server %s: listing tools again failed: %s", self.name, exc)
+            return
+        if session is self._session:
+            self.tools = tools
+            self._on_change()
+
+    # --- calls ---------------------------------------------------------------------------
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """Run ``tool``; a server that is not connected gets one new attempt first.
+
+        Raises ``ToolError`` with a message the model can act on."""
+        session = await self._connected()
+        timeout = self.config.timeout_s
+        try:
+            return await session.call_tool(tool, arguments, read_timeout_seconds=timeout)
+        except MCPError as exc:
+            if exc.code == types.REQUEST_TIMEOUT:
+                raise ToolError(
+                    f"MCP server '{self.name}' did not answer {tool} within {timeout:g} s "
+                    "(timeout_s); the call was cancelled."
+                ) from None
+            if exc.code == types.CONNECTION_CLOSED:
+                self._lost(session)
+                raise ToolError(
+                    f"MCP server '{self.name}' disconnected during {tool}; the next call "
+                    "starts it again."
+                ) from None
+            raise ToolError(f"MCP server '{self.name}': {exc.error.message}") from None
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            self._lost(session)
+            raise ToolError(
+                f"MCP server '{self.name}' cannot be reached ({describe_error(exc)}); the next "
+                "call starts it again."
+            ) from None
+
+    async def _connected(self) -> ClientSession:
+        if self._session is None and self.state in ("failed", "timed_out", "disconnected"):
+            old = self._task
+            if old is not None and not old.done():
+                # The last attempt is still winding down (closing its streams).
+                await asyncio.wait({old}, timeout=_STOP_S)
+            self.start()
+        await self.wait_settled()
+        session = self._session
+        if session is None:
+            raise ToolError(f"MCP server '{self.name}' is {self.status(()).summary}.")
+        return session
+
+    def _lost(self, session: ClientSession) -> None:
+        """The connection is gone (an HTTP server need not close anything to be gone)."""
+        if self._session is session:
+            self._session = None
+            self._set("disconnected", "the connection was lost")
+            self._wake.set()
+
+
+class _WatchedStream:
+    """The transport's read stream, telling us when it ends (the server went away)."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            item: SessionMessage | Exception = await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_end()
+            raise
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        self._on_end()
+        await self._inner.aclose()
+        return None
+
+
+async def _list_tools(session: ClientSession) -> list[types.Tool]:
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    while True:
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """What went wrong, out of the groups the SDK's task groups wrap it in."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def describe_error(exc: BaseException) -> str:
+    exc = innermost(exc)
+    if isinstance(exc, MCPError):
+        return exc.error.message
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _stderr_file() -> TextIO:
+    """Where a stdio server's stderr goes: never the terminal (it would tear the TUI's
+    screen); its end explains a failure."""
+    try:
+        return cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+    except OSError:
+        return open(os.devnull, "w", encoding="utf-8")  # closed by _serve
+
+
+def _stderr_tail(stderr: TextIO | None) -> str:
+    if stderr is None:
+        return ""
+    try:
+        stderr.flush()
+        stderr.seek(0)
+        text = stderr.read()[-_STDERR_TAIL:].strip()
+    except (OSError, ValueError):
+        return ""
+    return f" (stderr: {text})" if text else ""

@@ -1,0 +1,74 @@
+"""All configured MCP servers of a session: started in the background, their tools offered.
+
+The session asks for ``tools()`` and ``statuses()`` whenever ``on_change`` fires (a server
+connected, failed, went away or changed its tool list).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from picode.session.config_mcp import McpServer
+from picode.session.mcp.connection import McpConnection
+from picode.session.mcp.status import McpServerStatus
+from picode.session.mcp.tool import McpTool, model_tool_name
+
+
+class McpManager:
+    def __init__(
+        self, servers: Mapping[str, McpServer], cwd: Path, on_change: Callable[[], None]
+    ) -> None:
+        self._connections = [
+            McpConnection(name, config, cwd, on_change) for name, config in servers.items()
+        ]
+
+    def start(self) -> None:
+        for connection in self._connections:
+            connection.start()
+
+    async def wait_settled(self) -> None:
+        """Until every server has connected or failed (each within its timeout_s)."""
+        await asyncio.gather(*(c.wait_settled() for c in self._connections))
+
+    async def close(self) -> None:
+        await asyncio.gather(*(c.stop() for c in self._connections))
+
+    def tools(self) -> list[McpTool]:
+        """The tools offered to the model: every known server's, filtered by its config.
+        A server that went away keeps its tools: calling one starts it again."""
+        offered: list[McpTool] = []
+        taken: set[str] = set()
+        for connection in self._connections:
+            config = connection.config
+            for tool in connection.tools:
+                name = model_tool_name(connection.name, tool.name)
+                if not config.tools.offers(tool.name) or name in taken:
+                    continue
+                taken.add(name)
+                offered.append(
+                    McpTool(
+                        name=name,
+                        label=f"{connection.name} › {tool.name}",
+                        description=tool.description or tool.title or tool.name,
+                        parameters=dict(tool.input_schema),
+                        tool=tool.name,
+                        connection=connection,
+                    )
+                )
+        return offered
+
+    def approved(self) -> set[str]:
+        """Tools listed in their server's ``tools.approved``: never asked about."""
+        return {
+            model_tool_name(c.name, tool)
+            for c in self._connections
+            for tool in c.config.tools.approved
+        }
+
+    def statuses(self) -> list[McpServerStatus]:
+        by_server: dict[str, list[str]] = {}
+        for tool in self.tools():
+            by_server.setdefault(tool.connection.name, []).append(tool.name)
+        return [c.status(tuple(by_server.get(c.name, ()))) for c in self._connections]

@@ -1,0 +1,45 @@
+"""What front ends see of each MCP server: immutable snapshots, cheap to import."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+McpState: TypeAlias = Literal[
+    "connecting", "ready", "failed", "timed_out", "disconnected", "disabled"
+]
+
+#: Prefix and separator of the names MCP tools have for the model: ``mcp__<server>__<tool>``.
+TOOL_PREFIX = "mcp__"
+TOOL_SEPARATOR = "__"
+
+
+@dataclass(frozen=True, slots=True)
+class McpServerStatus:
+    name: str
+    #: "stdio", "http" or "sse".
+    transport: str
+    state: McpState
+    #: The tools offered to the model (their ``mcp__`` names), in the server's order.
+    tools: tuple[str, ...] = ()
+    #: Why the server is failed, timed out or disconnected.
+    error: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """A few words for people: "ready (3 tools)", "failed: …"."""
+        if self.state == "ready":
+            count = len(self.tools)
+            return f"ready ({count} tool{'s' if count != 1 else ''})"
+        label = self.state.replace("_", " ")
+        return f"{label}: {self.error}" if self.error else label
+
+
+def tool_display_name(name: str) -> str | None:
+    """``mcp__files__read_file`` → ``files › read_file``; None for other tools."""
+    if not name.startswith(TOOL_PREFIX):
+        return None
+    server, separator, tool = name[len(TOOL_PREFIX) :].partition(TOOL_SEPARATOR)
+    if not separator or not server or not tool:
+        return None
+    return f"{server} › {tool}"
