@@ -185,3 +185,32 @@ def test_ctrl_c_while_streaming_clears_then_interrupts_then_quits(tui: TuiHarnes
             await wait_until(pilot, lambda: not app.is_running, what="app exit")
 
     run(scenario())
+
+
+def test_a_burst_of_ten_pageup_keys_scrolls_ten_pages(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_session(pilot)
+            for block in range(40):
+                app.report("\n".join(f"line {block}.{row}" for row in range(20)))
+            await pilot.pause()
+            app.transcript.scroll_end(animate=False, immediate=True)
+            await wait_until(pilot, lambda: app.transcript.scroll_y > 0, what="the bottom")
+            page = app.transcript.scrollable_content_region.height
+            bottom = app.transcript.scroll_y
+            assert bottom > 12 * page  # room for ten pages
+
+            press_now(app, *["pageup"] * 10)  # all ten queued before the next frame
+            await wait_until(
+                pilot, lambda: app.transcript.scroll_y <= bottom - 10 * page, what="ten pages"
+            )
+            press_now(app, *["pagedown"] * 4)
+            await wait_until(
+                pilot, lambda: app.transcript.scroll_y >= bottom - 6 * page, what="four back"
+            )
+            await pilot.pause()
+            assert app.transcript.scroll_y == bottom - 6 * page
+
+    run(scenario())

@@ -538,10 +538,10 @@ class PicodeApp(App[int]):
         self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
 
     def action_scroll_up(self) -> None:
-        self.transcript.scroll_page_up(animate=False)
+        self.transcript.scroll_pages(-1)
 
     def action_scroll_down(self) -> None:
-        self.transcript.scroll_page_down(animate=False)
+        self.transcript.scroll_pages(1)
 
     def action_dequeue(self) -> None:
         if self.session is not None:
