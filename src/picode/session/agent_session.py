@@ -549,13 +549,17 @@ class AgentSession:
             restored, text = self.recorder.fork(entry_id)
             return restored
 
-        await self._switch(do_fork, "fork")
+        await self._switch(do_fork, "fork", keep_choices=True)
         return text
 
     def user_messages_for_fork(self) -> list[tuple[str, str]]:
         return self.recorder.user_entries()
 
-    async def _switch(self, open_file: Callable[[], Any], reason: Any) -> None:
+    async def _switch(
+        self, open_file: Callable[[], Any], reason: Any, *, keep_choices: bool = False
+    ) -> None:
+        """``keep_choices``: the model and thinking level stay as the person set them (a
+        fork goes on from here, not with what was in force at the fork point)."""
         if self._running:
             self.abort()
             await self.wait_for_idle()
@@ -563,15 +567,25 @@ class AgentSession:
         self.save_error = None
         self.agent.replace_messages(restored.messages)
         self._count_usage(restored.messages)
-        if restored.model is not None:
-            found = self.registry.get(*restored.model)
-            if found is not None:
-                self.agent.set_model(found)
-        if restored.thinking is not None:
-            self.agent.set_thinking(restored.thinking)
+        if keep_choices:
+            self._record_choices_over(restored)
+        else:
+            if restored.model is not None:
+                found = self.registry.get(*restored.model)
+                if found is not None:
+                    self.agent.set_model(found)
+            if restored.thinking is not None:
+                self.agent.set_thinking(restored.thinking)
         self.recorder.set_current(self.model, self.thinking)
         self.recovery.reset(restored.fired_rules)
         await self.emit(SessionSwitched(self.session_id or "", reason))
+
+    def _record_choices_over(self, restored: Any) -> None:
+        """The new file says what the branch had; add the model and level in force now."""
+        if restored.model is not None and restored.model != (self.model.provider, self.model.id):
+            self.recorder.record_model(self.model)
+        if restored.thinking is not None and restored.thinking != self.thinking:
+            self.recorder.record_thinking(self.thinking)
 
     async def close(self) -> None:
         if self._closed:

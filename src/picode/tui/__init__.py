@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from picode.session.options import SessionOptions
     from picode.session.startup import Prepared, QuickView
     from picode.session.trust import ProjectTrust
+    from picode.tui.app import PicodeApp
 
 
 #: How long a lone ESC byte waits for the rest of a possible escape sequence.
@@ -44,7 +45,7 @@ def run_tui(
     config.initial_prompt = initial_prompt or None
     app = PicodeApp(config)
     app.run()
-    return app.return_code or 0
+    return _finished(app)
 
 
 def run_tui_deferred(
@@ -71,4 +72,11 @@ def run_tui_deferred(
     config.exit_after_first_frame = bench
     app = PicodeApp(config)
     app.run(headless=bench, size=(100, 30) if bench else None)
+    return _finished(app)
+
+
+def _finished(app: PicodeApp) -> int:
+    """After the app has left the screen: what the person needs to come back, then the code."""
+    if app.resume_hint:
+        print(app.resume_hint)
     return app.return_code or 0

@@ -82,7 +82,8 @@ class SessionCommands:
         except (ValueError, OSError) as exc:
             raise CommandError(f"Could not fork: {exc}") from None
         self.app.report(
-            "Forked into a new session from before that message; edit it and press Enter."
+            f"Forked to new session {session.session_id} from before that message; edit it "
+            "and press Enter."
         )
         if text:
             self.app.restore_text(text)

@@ -37,7 +37,7 @@ class NoticeView(Static):
 KEY_HINTS = (
     "enter send · shift+enter newline · alt+enter follow-up · esc interrupt · "
     "shift+tab thinking · ctrl+p model · ctrl+t thinking blocks · ctrl+o expand · "
-    "ctrl+c twice quit"
+    "ctrl+c clear / interrupt, twice quit"
 )
 
 

@@ -197,6 +197,13 @@ class Transcript(VerticalScroll, can_focus=False):
         if self._settle_timer is not None:
             self._settle_timer.pause()
 
+    def remove_entry(self, widget: Widget) -> None:
+        """Take one entry out (a line that no longer holds, e.g. a failed start's error)."""
+        if widget in self.entries:
+            self.entries.remove(widget)
+            self._indices.pop(widget, None)
+            widget.remove()
+
     def clear(self) -> None:
         for widget in self.entries:
             widget.remove()
