@@ -111,12 +111,12 @@ def test_status_line_counts_down_a_retry_each_second() -> None:
     status = StatusLine(clock=clock)
 
     async def body(app: Harness, pilot: Any) -> None:
-        status.show_retry(2, 3, 4000, "Overloaded\nmore detail")
-        assert status.render().plain == "Overloaded — retrying in 4 s (2/3), esc to cancel"
+        status.show_retry(2, 3, 4000)
+        assert status.render().plain == "Retrying in 4 s (attempt 2/3) · esc to cancel"
         clock.advance(1.0)
-        assert "retrying in 3 s" in status.render().plain
+        assert "Retrying in 3 s" in status.render().plain
         clock.advance(3.5)
-        assert "retrying now" in status.render().plain
+        assert "Retrying now" in status.render().plain
         status.start_working()  # the retried request has started
         assert not status.is_retrying
         clock.advance(65)

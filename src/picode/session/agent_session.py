@@ -448,10 +448,18 @@ class AgentSession:
     def steer(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
         self.agent.steer(_user_message(repair_text(text), attachments))
         self._queue_changed()
+        self._supersede_retry()
 
     def follow_up(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
         self.agent.follow_up(_user_message(repair_text(text), attachments))
         self._queue_changed()
+        self._supersede_retry()
+
+    def _supersede_retry(self) -> None:
+        """A message typed while a retry waits goes out at once, in place of the retry:
+        the person has moved on, and waiting out the back-off would only delay them."""
+        if self._abort_retry is not None:
+            self._abort_retry.abort("message")
 
     def clear_queues(self) -> list[str]:
         """The queued messages as typed (attached files come back as their mentions)."""
@@ -461,6 +469,11 @@ class AgentSession:
 
     def _has_queued(self) -> bool:
         return bool(self.agent.queued_steering or self.agent.queued_follow_ups)
+
+    @property
+    def has_queued_messages(self) -> bool:
+        """Steering or follow-up messages wait to be delivered."""
+        return self._has_queued()
 
     def _queue_changed(self) -> None:
         self.emit_soon(QueueChanged(self.queued_steering, self.queued_follow_ups))

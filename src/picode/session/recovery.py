@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from picode.agent.events import MessageUpdate
 from picode.ai.abort import AbortController
-from picode.ai.errors import is_context_overflow
+from picode.ai.errors import is_context_overflow, without_retry_after
 from picode.ai.types import (
     AssistantMessage,
     Message,
@@ -32,6 +32,8 @@ from picode.session.compaction import (
 )
 from picode.session.edit_guard import EarlyVerdict, EditGuard
 from picode.session.events import (
+    RETRY_CANCELLED,
+    RETRY_SUPERSEDED,
     AutoRetryEnd,
     AutoRetryStart,
     CompactionEnd,
@@ -166,16 +168,31 @@ class RecoveryPlanner:
             attempt += 1
             if not self.retry.should_retry(last, attempt):
                 if attempt > 1:
-                    await self.session.emit(AutoRetryEnd(False, attempt - 1, last.error_message))
+                    final = last.error_message and without_retry_after(last.error_message)
+                    await self.session.emit(AutoRetryEnd(False, attempt - 1, final))
                 return
             delay = self.retry.delay_ms(last, attempt)
-            await self.session.emit(
-                AutoRetryStart(attempt, self.retry.max_retries, delay, last.error_message or "")
-            )
+            # The event's delay is the wait picode keeps; the server's own hint would
+            # contradict it whenever the back-off is longer.
+            error = without_retry_after(last.error_message or "")
+            await self.session.emit(AutoRetryStart(attempt, self.retry.max_retries, delay, error))
             self._drop_last_failure()
             # A listener may have aborted on AutoRetryStart itself, before the wait began.
-            if self._cancelled or not await self.session.wait_retry(delay) or self._cancelled:
-                await self.session.emit(AutoRetryEnd(False, attempt, "Retry cancelled"))
+            # (It may also have queued a message there: that replaces the retry too.)
+            waited = (
+                not self._cancelled
+                and not self.session.has_queued_messages
+                and await self.session.wait_retry(delay)
+            )
+            if self._cancelled:
+                await self.session.emit(AutoRetryEnd(False, attempt, RETRY_CANCELLED))
+                return
+            if not waited:
+                # A message typed during the wait: it goes out now (the session's run loop
+                # sends what is queued), as a new request counted from attempt 1.
+                await self.session.emit(
+                    AutoRetryEnd(False, attempt, RETRY_SUPERSEDED, superseded=True)
+                )
                 return
             await agent.continue_()
 

@@ -51,6 +51,7 @@ from picode.session.events import (
     SessionSwitched,
     ThinkingLevelChanged,
 )
+from picode.tui.controllers.retries import RetryTracker
 from picode.tui.widgets.messages import (
     AssistantMessageView,
     UserMessageView,
@@ -109,6 +110,7 @@ class EventRouter:
         self.current: AssistantMessageView | None = None
         self.tools: dict[str, ToolCallView] = {}
         self.user_messages = 0
+        self.retries = RetryTracker(transcript)
         self._interrupted = False
 
     def mark_interrupted(self) -> None:
@@ -170,6 +172,7 @@ class EventRouter:
                 view.finish(message)
                 for call_view in view.tool_views():
                     self.tools[call_view.call_id] = call_view
+                self.retries.reply_ended(view, message.stop_reason == "error")
                 if message.stop_reason == "length":
                     self.notice(self._length_text(message), "warning")
                 self.host.refresh_footer()
@@ -186,12 +189,12 @@ class EventRouter:
                     running.set_result(result, is_error)
             case TurnStart() | TurnEnd():
                 pass
-            case AutoRetryStart(attempt=attempt, max_attempts=most, delay_ms=delay, error=error):
-                self.status.show_retry(attempt, most, delay, error)
-            case AutoRetryEnd(success=success, final_error=final_error):
+            case AutoRetryStart(attempt=attempt, max_attempts=most, delay_ms=delay):
+                self.status.show_retry(attempt, most, delay)
+                self.retries.started(event)
+            case AutoRetryEnd():
                 self.status.end_retry()
-                if not success and final_error and not self._interrupted:
-                    self.notice(f"Gave up retrying: {final_error}", "error")
+                self.retries.ended(event, self._interrupted)
             case CompactionStart():
                 self._interrupted = False
                 self.status.set_notice("Compacting context…")
@@ -212,6 +215,7 @@ class EventRouter:
                 self.notice(f"Edit of {path} stopped early: {reason}", "warning")
             case SessionSwitched(reason=reason):
                 self.transcript.clear()
+                self.retries.reset()
                 self.current = None
                 self.tools.clear()
                 if self.on_switched is not None:
