@@ -50,7 +50,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "quit",
     ]
     assert registry.get("/compact") is not None
-    assert registry.get("compact").argument_hint == "[instructions]"  # type: ignore[union-attr]
+    assert registry.get("compact").argument_hint == "[--keep N] [instructions]"  # type: ignore[union-attr]
 
 
 def test_complete_prefers_prefixes_then_names_containing_the_text() -> None:

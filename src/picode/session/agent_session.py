@@ -533,12 +533,16 @@ class AgentSession:
         self.set_thinking_level(level)
         return level
 
-    async def compact(self, instructions: str | None = None) -> None:
+    async def compact(
+        self, instructions: str | None = None, keep_recent_tokens: int | None = None
+    ) -> None:
+        """Summarise older messages now; ``keep_recent_tokens`` overrides the setting's
+        verbatim tail for this once."""
         if self._running:
             raise AgentBusyError("cannot compact while picode is working; abort first")
         self._running = True
         try:
-            await self.recovery.compact("manual", instructions)
+            await self.recovery.compact("manual", instructions, keep_recent_tokens)
         finally:
             self._running = False
 

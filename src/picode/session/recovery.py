@@ -27,6 +27,7 @@ from picode.session.compaction import (
     context_tokens,
     file_operations,
     find_cut_index,
+    nothing_to_compact,
     should_compact,
     summarize,
 )
@@ -248,14 +249,21 @@ class RecoveryPlanner:
         if should_compact(tokens, self.session.model.context_window, settings.reserve_tokens):
             await self.compact("threshold")
 
-    async def compact(self, reason: CompactionReason, instructions: str | None = None) -> bool:
+    async def compact(
+        self,
+        reason: CompactionReason,
+        instructions: str | None = None,
+        keep_recent_tokens: int | None = None,
+    ) -> bool:
+        """``keep_recent_tokens``: the verbatim tail for this compaction (default: the
+        ``[compaction]`` setting)."""
         session = self.session
         messages = list(session.messages)
-        settings = session.settings.compaction
-        cut = find_cut_index(messages, settings.keep_recent_tokens)
+        keep = keep_recent_tokens or session.settings.compaction.keep_recent_tokens
+        cut = find_cut_index(messages, keep)
         if cut is None or cut <= 0:
             if reason == "manual":
-                session.notify("Nothing to compact yet.", "info")
+                session.notify(nothing_to_compact(messages, keep), "info")
             return reason != "overflow"
         await session.emit(CompactionStart(reason))
         previous = messages[0] if messages and is_compaction_summary(messages[0]) else None
