@@ -19,7 +19,7 @@ from picode.session.events import (
     SessionSwitched,
 )
 from picode.tui.controllers.router import EventRouter
-from picode.tui.widgets.markdown import StreamingMarkdown
+from picode.tui.widgets.markdown import MarkdownView
 from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.notice import NoticeView
 from picode.tui.widgets.queue import QueueView
@@ -109,7 +109,7 @@ def _error_lines(router: EventRouter) -> list[str]:
 
 
 def _partials(router: EventRouter) -> list[str]:
-    return [view.source for view in router.transcript.query(StreamingMarkdown)]
+    return [view.source for view in router.transcript.query(MarkdownView)]
 
 
 def test_a_retry_sequence_keeps_one_line_updated_in_place_and_no_repeated_errors() -> None:
@@ -248,5 +248,21 @@ def test_a_resumed_interrupted_turn_shows_the_marker_after_it() -> None:
             "AssistantMessageView",
         ]
         assert _notices(router) == [("interrupted", "Interrupted")]
+
+    _scenario(body)
+
+
+def test_a_resumed_retry_sequence_shows_only_the_outcome_not_each_failed_attempt() -> None:
+    failed = _assistant("error", "529 Overloaded")
+    answer = _assistant()
+    answer.content = [TextContent("The answer.")]
+    gave_up = _assistant("error", "529 Overloaded")
+    history = [UserMessage("go"), failed, failed, answer, UserMessage("again"), failed, gave_up]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.show_history(history)
+        await pilot.pause()
+        assert _partials(router) == ["The answer."]
+        assert _error_lines(router) == ["Error: 529 Overloaded"]  # the final failure, once
 
     _scenario(body)

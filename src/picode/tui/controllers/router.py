@@ -273,6 +273,8 @@ class EventRouter:
             match message:
                 case UserMessage():
                     entries.append((UserMessageView.of(message), start + offset))
+                case AssistantMessage() if _retried(messages, offset):
+                    pass  # as live: a retried attempt's error is not repeated above the answer
                 case AssistantMessage():
                     view = completed_assistant_view(
                         message,
@@ -304,6 +306,18 @@ class EventRouter:
             self.current = self._new_assistant_view()
             self.transcript.add(self.current)
         return self.current
+
+
+def _retried(messages: Sequence[Message], index: int) -> bool:
+    """A failed request followed by another reply: picode retried it (or compacted and
+    went on), so the file keeps it but the conversation moved past it."""
+    message = messages[index]
+    following = messages[index + 1] if index + 1 < len(messages) else None
+    return (
+        isinstance(message, AssistantMessage)
+        and message.stop_reason == "error"
+        and isinstance(following, AssistantMessage)
+    )
 
 
 def _newest_entries(messages: Sequence[Message], limit: int) -> tuple[Sequence[Message], int]:
