@@ -7,7 +7,8 @@
 Each prompt gets thinking, a tool call (bash, read or edit, chosen from words in the
 prompt: "edit <file>", "read <file>", otherwise `ls -la`), and after the tool result a
 markdown answer with a code block. "slow" in the prompt streams a long reply slowly (to try
-Esc and steering); "fail" answers 529 once (to see the retry countdown).
+Esc and steering); "fail" answers 529 once (to see the retry countdown), "fail N" N times
+in a row (to see a retry sequence give up, or to type during its countdown).
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ def _pieces(text: str, size: int) -> list[str]:
 class Demo:
     def __init__(self, delay: float) -> None:
         self.delay = delay
-        self.failed_once = False
+        #: How often each prompt has been answered 529 so far.
+        self.failures: dict[str, int] = {}
 
     def _paced(self, stream: AnthropicStream, delay: float) -> WireResponse:
         body: list[Any] = []
@@ -82,8 +84,9 @@ class Demo:
             block.get("type") == "tool_result" for block in last["content"]
         )
         prompt = _last_user_text(body)
-        if "fail" in prompt.lower() and not self.failed_once:
-            self.failed_once = True
+        wanted = re.search(r"\bfail(?:\s+(\d+))?\b", prompt.lower())
+        if wanted and self.failures.get(prompt, 0) < int(wanted.group(1) or 1):
+            self.failures[prompt] = self.failures.get(prompt, 0) + 1
             return anthropic_error(529, "overloaded_error", "Overloaded")
         stream = AnthropicStream(model=body.get("model", "demo"), input_tokens=1200)
         if is_tool_result:

@@ -13,7 +13,7 @@ pytest.importorskip("pty")  # POSIX only: it needs termios
 
 from tests.cli.apis import AnthropicDriver, large_write, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import CTRL_D, CTRL_O, Terminal
+from tests.cli.terminal import CTRL_D, CTRL_O, ESCAPE, Terminal
 from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.server import Cut, Stall, WireServer
 
@@ -93,8 +93,11 @@ def test_rate_limit_counts_down_the_servers_wait_then_answers(tui: Start, wire: 
     terminal = tui()
 
     terminal.type("hello")
-    terminal.wait_for_text("(retry after 1.5 s) — retrying in")
-    terminal.wait_for_text("Made it.")
+    # The wait shown is the one picode keeps (here the server's), not a quote of the server.
+    waiting = terminal.wait_for_text("retry 1/3 in 1.5 s")
+    assert "(retry after" not in waiting
+    screen = terminal.wait_for_text("Made it.")
+    assert "Answered after 1 retry" in screen and "Error:" not in screen
 
     # The configured back-off is 10 ms: a wait this long can only come from the header.
     assert wire.requests[1].received_at - wire.requests[0].received_at >= 1.4
@@ -111,8 +114,48 @@ def test_overloaded_twice_then_the_answer(tui: Start, wire: WireServer) -> None:
     terminal.type("hello")
     screen = terminal.wait_for_text("Third time lucky.")
 
-    assert screen.count("Error: 529 Overloaded") == 2
+    # One line for the whole sequence, the failed attempts' errors gone.
+    assert "Error:" not in screen
+    assert screen.count("Overloaded") == 1 and "Answered after 2 retries" in screen
     assert len(wire.requests) == 3
+    answers_again(terminal, wire)
+    quits_cleanly(terminal)
+
+
+def test_a_message_typed_during_the_countdown_replaces_the_retry(
+    tui: Start, wire: WireServer, picode: PicodeEnv
+) -> None:
+    picode.set_retry(base_delay_ms=20_000, max_delay_ms=20_000)
+    wire.enqueue(API.error(529, "Overloaded"), API.error(529, "Overloaded"))
+    terminal = tui()
+
+    terminal.type("hello")
+    terminal.wait_for_text("retry 1/3 in 20 s")
+    terminal.type("do this instead")
+
+    # At once, not after the 20 s wait: the pending retry is cancelled where it shows...
+    screen = terminal.wait_for_text("cancelled: your new message is sent instead")
+    # ...and the new message's own failure starts a new sequence at attempt 1.
+    screen = terminal.wait_for_text("Overloaded — retry 1/3 in 20 s")
+    assert "retry 2/3" not in screen
+    assert "do this instead" in wire.requests[1].body.decode()
+    terminal.send(ESCAPE)
+    terminal.wait_for_text("Retry 1/3 cancelled (529 Overloaded)")
+    answers_again(terminal, wire)
+    quits_cleanly(terminal)
+
+
+def test_giving_up_leaves_one_line_not_one_per_attempt(
+    tui: Start, wire: WireServer, picode: PicodeEnv
+) -> None:
+    wire.enqueue(*[API.error(429, "Slow down")] * 4)
+    terminal = tui()
+
+    terminal.type("hello")
+    screen = terminal.wait_for_text("Gave up after 3 retries")
+
+    assert screen.count("Slow down") == 1 and "Error:" not in screen
+    assert len(wire.requests) == 4
     answers_again(terminal, wire)
     quits_cleanly(terminal)
 
@@ -128,7 +171,8 @@ def test_error_event_mid_stream_keeps_the_partial_and_retries(tui: Start, wire: 
     terminal.type("hello")
     screen = terminal.wait_for_text("Whole answer.")
 
-    assert "Half an ans" in screen and "Error: Overloaded: busy" in screen
+    assert screen.count("Half an ans") == 1 and "Error:" not in screen
+    assert "Answered after 1 retry (Overloaded: busy)" in screen
     assert "Half an ans" not in wire.requests[1].body.decode()  # the retry does not replay it
     answers_again(terminal, wire)
     quits_cleanly(terminal)
@@ -141,7 +185,8 @@ def test_connection_cut_mid_stream_is_retried(tui: Start, wire: WireServer) -> N
     terminal.type("hello")
     screen = terminal.wait_for_text("After the cut.")
 
-    assert "Error: Connection error" in screen and "partial" in screen
+    assert "Error:" not in screen and "partial" in screen
+    assert "Answered after 1 retry (Connection error" in screen
     answers_again(terminal, wire)
     quits_cleanly(terminal)
 
@@ -155,7 +200,7 @@ def test_server_stalling_after_the_first_bytes_times_out_and_retries(
     terminal.type("hello")
     screen = terminal.wait_for_text("Awake again.")
 
-    assert "Error: Request timed out" in screen
+    assert "Answered after 1 retry (Request timed out" in screen
     assert "cancel scope" not in screen  # the timeout's internals are not the message
     assert wire.requests[0].wait_closed(), "the stalled connection must be closed"
     answers_again(terminal, wire)

@@ -166,6 +166,36 @@ def test_abort_during_backoff_cancels_retry(harness: SessionHarness) -> None:
     run(scenario(), timeout=10)
 
 
+def test_a_message_typed_during_the_backoff_replaces_the_retry_and_starts_at_attempt_one(
+    harness: SessionHarness,
+) -> None:
+    overloaded = FauxTurn(error="529 Overloaded (retry after 1 s)", error_before_stream=True)
+    faux = harness.faux(overloaded, overloaded, text_turn("answered the new one"))
+    settings = Settings()
+    settings.retry.base_delay_ms = 2000  # longer than the server's hint: this is the wait
+
+    async def scenario() -> None:
+        session = await harness.open(faux, settings=settings)
+
+        def on_event(event: object) -> None:
+            if isinstance(event, AutoRetryStart) and len(harness.of_type(AutoRetryStart)) == 1:
+                session.steer("never mind, do this instead")
+
+        session.subscribe(on_event)
+        await session.prompt("hello")
+        starts = harness.of_type(AutoRetryStart)
+        assert [(s.attempt, s.delay_ms) for s in starts] == [(1, 2000), (1, 2000)]
+        assert [s.error for s in starts] == ["529 Overloaded"] * 2  # the real wait only
+        ends = harness.of_type(AutoRetryEnd)
+        assert [(e.success, e.superseded) for e in ends] == [(False, True), (True, False)]
+        assert len(faux.requests) == 3
+        assert faux.requests[1].messages[-1].text == "never mind, do this instead"
+        assert session.messages[-1].text == "answered the new one"
+        await session.close()
+
+    run(scenario(), timeout=15)
+
+
 def _compaction_settings() -> Settings:
     settings = Settings()
     settings.compaction.reserve_tokens = 200

@@ -223,6 +223,43 @@ def test_compact_summarises_by_hand_with_instructions(tui: TuiHarness) -> None:
     run(scenario())
 
 
+def test_compact_with_nothing_to_compact_says_why_and_offers_a_smaller_tail(
+    tui: TuiHarness,
+) -> None:
+    import re
+
+    faux = tui.faux(
+        text_turn("first answer " * 600),  # ~2,000 tokens a turn: all within the 20k tail
+        text_turn("second answer " * 600),
+        text_turn("## Goal\nSummary of the first turn."),
+    )
+    app = tui.app(faux)  # the default keep_recent_tokens
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await _turn(pilot, "one")
+            await _turn(pilot, "two")
+            await send(pilot, "/compact")
+            await wait_until(pilot, lambda: has_notice(app, "Nothing to compact"))
+            (why,) = [n for n in notices(app) if "Nothing to compact" in n]
+            assert "the last ~20,000 tokens are kept verbatim" in why
+            total = re.search(r"the conversation is ~([\d,]+) tokens", why)
+            assert total is not None and 3_000 < int(total.group(1).replace(",", "")) < 20_000
+            offer = re.search(r"(/compact --keep \d+)", why)
+            assert offer is not None
+            await send(pilot, "/compact --keep nonsense")
+            await wait_until(pilot, lambda: has_notice(app, "--keep takes a number of tokens"))
+            assert app.editor.text == "/compact --keep nonsense"  # given back to fix
+            app.editor.reset()
+            await send(pilot, offer.group(1))
+            await wait_until(pilot, lambda: has_notice(app, "Context compacted"), timeout=10)
+            assert "Summary of the first turn." in app.session.messages[0].text  # type: ignore[union-attr]
+            assert app.session.messages[-1].text.startswith("second answer")
+
+    run(scenario())
+
+
 def test_new_clears_the_transcript_shows_the_welcome_and_starts_another_session(
     tui: TuiHarness,
 ) -> None:

@@ -14,7 +14,17 @@ from picode.ai.providers.faux import (
 from picode.tui.widgets.messages import ThinkingView
 from picode.tui.widgets.tool_call import ToolCallView
 
-from .conftest import SIZE, TuiHarness, open_session, press_now, run, type_text, wait_until
+from .conftest import (
+    SIZE,
+    TuiHarness,
+    has_notice,
+    notices,
+    open_session,
+    press_now,
+    run,
+    type_text,
+    wait_until,
+)
 
 
 def test_ctrl_c_clears_then_quits_when_pressed_twice_within_a_second(tui: TuiHarness) -> None:
@@ -90,6 +100,7 @@ def test_shift_tab_cycles_thinking_and_the_footer_follows(tui: TuiHarness) -> No
             assert app.info_footer.info.thinking == session.thinking
             assert "thinking " + session.thinking in app.info_footer.right_text().plain
             assert app.focused is app.editor  # shift+tab did not move the focus
+            await wait_until(pilot, lambda: has_notice(app, f"Thinking: {session.thinking}"))
 
     run(scenario())
 
@@ -183,5 +194,55 @@ def test_ctrl_c_while_streaming_clears_then_interrupts_then_quits(tui: TuiHarnes
             tui.clock.advance(0.5)
             await pilot.press("ctrl+c")
             await wait_until(pilot, lambda: not app.is_running, what="app exit")
+
+    run(scenario())
+
+
+def test_a_burst_of_ten_pageup_keys_scrolls_ten_pages(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_session(pilot)
+            for block in range(40):
+                app.report("\n".join(f"line {block}.{row}" for row in range(20)))
+            await pilot.pause()
+            app.transcript.scroll_end(animate=False, immediate=True)
+            await wait_until(pilot, lambda: app.transcript.scroll_y > 0, what="the bottom")
+            page = app.transcript.scrollable_content_region.height
+            bottom = app.transcript.scroll_y
+            assert bottom > 12 * page  # room for ten pages
+
+            press_now(app, *["pageup"] * 10)  # all ten queued before the next frame
+            await wait_until(
+                pilot, lambda: app.transcript.scroll_y <= bottom - 10 * page, what="ten pages"
+            )
+            press_now(app, *["pagedown"] * 4)
+            await wait_until(
+                pilot, lambda: app.transcript.scroll_y >= bottom - 6 * page, what="four back"
+            )
+            await pilot.pause()
+            assert app.transcript.scroll_y == bottom - 6 * page
+
+    run(scenario())
+
+
+def test_ctrl_p_says_which_model_it_switched_to(tui: TuiHarness) -> None:
+    from picode.ai.providers.faux import FauxProvider
+
+    faux = tui.faux()
+    other_provider = FauxProvider([], model_id="faux-other")
+    tui.providers.append(other_provider)
+    other = other_provider.model
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            session = await open_session(pilot)
+            session.available_models = lambda: [faux.model, other]  # type: ignore[method-assign]
+            await pilot.press("ctrl+p")
+            await wait_until(pilot, lambda: session.model.ref == other.ref, what="the switch")
+            await wait_until(pilot, lambda: has_notice(app, f"Model: {other.ref}"))
+            assert [n for n in notices(app) if n.startswith("Model:")] == [f"Model: {other.ref}"]
 
     run(scenario())

@@ -243,6 +243,7 @@ def test_fork_starts_a_new_session_before_the_message_and_puts_it_in_the_editor(
                     ),
                 )
             original = app.session.session_id
+            app.session.set_thinking_level("high")  # after the fork point: the fork keeps it
             await send(pilot, "/fork")
             picker: ForkPicker = await _picker(pilot, ForkPicker)
             assert [text for _, text in picker.matches] == ["second question", "first question"]
@@ -250,6 +251,9 @@ def test_fork_starts_a_new_session_before_the_message_and_puts_it_in_the_editor(
             await wait_until(pilot, lambda: app.session.session_id != original)
             await wait_until(pilot, lambda: app.editor.text == "second question")
             assert [m.text for m in app.session.messages] == ["first question", "One."]
+            assert has_notice(app, f"Forked to new session {app.session.session_id}")
+            assert app.session.thinking == "high"
+            assert app.info_footer.info.thinking == "high"
             await wait_until(
                 pilot,
                 lambda: _user_texts(app) == ["first question"],

@@ -203,6 +203,9 @@ def test_after_a_failed_start_typing_is_kept_and_new_opens_a_session(tui: TuiHar
             await send(pilot, "/new")
             await wait_until(pilot, lambda: app.session is not None, what="a new session")
             assert asked == [None, "new"]
+            # What said the start failed no longer holds: none of it stays on screen.
+            await wait_until(pilot, lambda: not has_notice(app, "zzzz"), what="error gone")
+            assert not has_notice(app, "No session is open")
             await send(pilot, "hi again")
             await wait_until(pilot, lambda: faux.requests, what="sent")
             last = faux.requests[0].messages[-1]

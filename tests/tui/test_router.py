@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from picode.agent.events import AgentEnd, AgentStart, MessageEnd, MessageStart
-from picode.ai.types import AssistantMessage, UserMessage
+from picode.ai.types import AssistantMessage, TextContent, UserMessage
 from picode.session.events import (
+    RETRY_SUPERSEDED,
     AutoRetryEnd,
     AutoRetryStart,
     CompactionEnd,
@@ -18,6 +19,7 @@ from picode.session.events import (
     SessionSwitched,
 )
 from picode.tui.controllers.router import EventRouter
+from picode.tui.widgets.markdown import MarkdownView
 from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.notice import NoticeView
 from picode.tui.widgets.queue import QueueView
@@ -90,22 +92,87 @@ def test_compaction_rule_guard_and_notice_events_are_shown() -> None:
     _scenario(body)
 
 
-def test_failed_turn_shows_its_error_and_a_given_up_retry_says_so() -> None:
+def _fail(router: EventRouter, partial: str = "") -> AssistantMessage:
+    """One failed attempt, as the session reports it (a cut stream leaves ``partial``)."""
+    failed = _assistant("error", "529 Overloaded")
+    if partial:
+        failed.content = [TextContent(partial)]
+    router.handle(AgentStart())
+    router.handle(MessageStart(failed))
+    router.handle(MessageEnd(failed))
+    router.handle(AgentEnd([failed]))
+    return failed
+
+
+def _error_lines(router: EventRouter) -> list[str]:
+    return [str(w.render()) for w in router.transcript.query(".error")]
+
+
+def _partials(router: EventRouter) -> list[str]:
+    return [view.source for view in router.transcript.query(MarkdownView)]
+
+
+def test_a_retry_sequence_keeps_one_line_updated_in_place_and_no_repeated_errors() -> None:
     async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
-        failed = _assistant("error", "529 Overloaded")
-        router.handle(AgentStart())
-        router.handle(MessageStart(failed))
-        router.handle(MessageEnd(failed))
-        router.handle(AgentEnd([failed]))
+        _fail(router)
+        assert _error_lines(router) == ["Error: 529 Overloaded"]  # until a retry is due
         router.handle(AutoRetryStart(1, 3, 2000, "529 Overloaded"))
         assert router.status.is_retrying
+        await pilot.pause()
+        line = router.transcript.entries[-1]
+        assert _notices(router) == [("warning", "529 Overloaded — retry 1/3 in 2 s")]
+        assert _error_lines(router) == []  # the line says it now
+        _fail(router, partial="Half an ans")
+        router.handle(AutoRetryStart(2, 3, 4000, "529 Overloaded"))
+        _fail(router, partial="Half an ans")
+        router.handle(AutoRetryStart(3, 3, 8000, "529 Overloaded"))
+        await pilot.pause()
+        assert _notices(router) == [("warning", "529 Overloaded — retry 3/3 in 8 s")]
+        assert router.transcript.query(NoticeView).first() is line  # the same line
+        assert _partials(router) == ["Half an ans"]  # once, not per attempt
+        _fail(router)
         router.handle(AutoRetryEnd(False, 3, "529 Overloaded"))
         await pilot.pause()
         assert not router.status.is_retrying
-        errors = [str(w.render()) for w in router.transcript.query(".error")]
-        assert errors == ["Error: 529 Overloaded"]
-        assert ("error", "Gave up retrying: 529 Overloaded") in _notices(router)
+        assert _error_lines(router) == []
+        assert _notices(router) == [("error", "Gave up after 3 retries: 529 Overloaded")]
         assert host.footer_refreshes >= 2  # at the message end and the run end
+
+    _scenario(body)
+
+
+def test_a_successful_retry_takes_the_failed_attempts_error_away() -> None:
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        _fail(router)
+        router.handle(AutoRetryStart(1, 3, 2000, "529 Overloaded"))
+        answer = _assistant()
+        answer.content = [TextContent("The answer.")]
+        router.handle(AgentStart())
+        router.handle(MessageStart(answer))
+        router.handle(MessageEnd(answer))
+        router.handle(AgentEnd([answer]))
+        router.handle(AutoRetryEnd(True, 1))
+        await pilot.pause()
+        assert _error_lines(router) == []
+        assert _notices(router) == [("info", "Answered after 1 retry (529 Overloaded)")]
+        assert _partials(router) == ["The answer."]
+
+    _scenario(body)
+
+
+def test_a_message_typed_during_the_wait_says_the_retry_was_cancelled() -> None:
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        _fail(router)
+        router.handle(AutoRetryStart(1, 3, 4000, "529 Overloaded"))
+        router.handle(AutoRetryEnd(False, 1, RETRY_SUPERSEDED, superseded=True))
+        await pilot.pause()
+        assert not router.status.is_retrying
+        assert _notices(router) == [
+            (
+                "warning",
+                "Retry 1/3 cancelled: your new message is sent instead (529 Overloaded)",
+            )
+        ]
 
     _scenario(body)
 
@@ -116,7 +183,10 @@ def test_esc_during_a_retry_wait_ends_with_the_interrupted_marker() -> None:
         router.mark_interrupted()
         router.handle(AutoRetryEnd(False, 1, "Retry cancelled"))
         await pilot.pause()
-        assert _notices(router) == [("interrupted", "Interrupted")]
+        assert _notices(router) == [
+            ("warning", "Retry 1/3 cancelled (Overloaded)"),
+            ("interrupted", "Interrupted"),
+        ]
 
     _scenario(body)
 
@@ -178,5 +248,21 @@ def test_a_resumed_interrupted_turn_shows_the_marker_after_it() -> None:
             "AssistantMessageView",
         ]
         assert _notices(router) == [("interrupted", "Interrupted")]
+
+    _scenario(body)
+
+
+def test_a_resumed_retry_sequence_shows_only_the_outcome_not_each_failed_attempt() -> None:
+    failed = _assistant("error", "529 Overloaded")
+    answer = _assistant()
+    answer.content = [TextContent("The answer.")]
+    gave_up = _assistant("error", "529 Overloaded")
+    history = [UserMessage("go"), failed, failed, answer, UserMessage("again"), failed, gave_up]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.show_history(history)
+        await pilot.pause()
+        assert _partials(router) == ["The answer."]
+        assert _error_lines(router) == ["Error: 529 Overloaded"]  # the final failure, once
 
     _scenario(body)

@@ -111,12 +111,12 @@ def test_status_line_counts_down_a_retry_each_second() -> None:
     status = StatusLine(clock=clock)
 
     async def body(app: Harness, pilot: Any) -> None:
-        status.show_retry(2, 3, 4000, "Overloaded\nmore detail")
-        assert status.render().plain == "Overloaded — retrying in 4 s (2/3), esc to cancel"
+        status.show_retry(2, 3, 4000)
+        assert status.render().plain == "Retrying in 4 s (attempt 2/3) · esc to cancel"
         clock.advance(1.0)
-        assert "retrying in 3 s" in status.render().plain
+        assert "Retrying in 3 s" in status.render().plain
         clock.advance(3.5)
-        assert "retrying now" in status.render().plain
+        assert "Retrying now" in status.render().plain
         status.start_working()  # the retried request has started
         assert not status.is_retrying
         clock.advance(65)
@@ -163,10 +163,44 @@ def test_footer_shows_usage_context_model_and_thinking() -> None:
         await pilot.resize_terminal(70, 24)
         await pilot.pause()
         narrow = footer.render().plain
-        assert narrow.startswith("…") and narrow.endswith("claude-x • thinking high")
+        # The least useful parts make way first; the folder and the model stay whole here.
+        assert narrow.startswith("~/work/project") and "R40k" not in narrow
+        assert narrow.endswith("claude-x • thinking high")
         assert len(narrow) == footer.content_size.width
 
     _run_with(footer, body=body, size=(120, 24))
+
+
+def test_footer_at_60_columns_shortens_the_folder_and_keeps_whole_words() -> None:
+    footer = InfoFooter(
+        FooterInfo(
+            cwd="~/src/a-rather-long-project-name",
+            branch="feature/narrow-footer",
+            session_name="bugfix",
+            input_tokens=12_345,
+            output_tokens=678,
+            cost=0.1234,
+            context_tokens=50_000,
+            context_window=200_000,
+            model="claude-sonnet-4-5",
+            thinking="high",
+            reasoning=True,
+        )
+    )
+
+    async def body(app: Harness, pilot: Any) -> None:
+        text = footer.render().plain
+        assert len(text) == footer.content_size.width == 58
+        assert text.endswith("25%  claude-sonnet-4-5 • thinking high")
+        folder = text.split("  ")[0]
+        assert folder.startswith("…") and folder.endswith("long-project-name")
+        await pilot.resize_terminal(40, 24)
+        await pilot.pause()
+        tiny = footer.render().plain
+        assert "thinking hi" not in tiny or "thinking high" in tiny  # never cut mid-word
+        assert tiny.endswith("claude-sonnet-4-5") and tiny.startswith("…")
+
+    _run_with(footer, body=body, size=(60, 24))
 
 
 def test_format_tokens() -> None:

@@ -51,7 +51,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "quit",
     ]
     assert registry.get("/compact") is not None
-    assert registry.get("compact").argument_hint == "[instructions]"  # type: ignore[union-attr]
+    assert registry.get("compact").argument_hint == "[--keep N] [instructions]"  # type: ignore[union-attr]
 
 
 def test_complete_prefers_prefixes_then_names_containing_the_text() -> None:
@@ -340,3 +340,14 @@ def test_completion_popup_show_move_select_hide() -> None:
             await wait_until(pilot, lambda: not popup.display)
 
     run(scenario())
+
+
+def test_long_argument_hints_are_elided_so_descriptions_line_up() -> None:
+    from picode.tui.completion.popup import LABEL_WIDTH, elide_label
+
+    thinking = "/thinking [off|minimal|low|medium|high|xhigh]"
+    assert elide_label(thinking, LABEL_WIDTH) == "/thinking [off|minimal|…]"
+    assert elide_label("/compact [--keep N] [instructions]", LABEL_WIDTH) == "/compact [--keep N] …"
+    assert elide_label("/model [provider/id]", LABEL_WIDTH) == "/model [provider/id]"
+    for label in (thinking, "/a-very-long-command-name-without-hints"):
+        assert len(elide_label(label, LABEL_WIDTH)) <= LABEL_WIDTH

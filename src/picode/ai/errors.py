@@ -237,6 +237,11 @@ def format_retry_after(seconds: float) -> str:
     return f"(retry after {shown} s)"
 
 
+def without_retry_after(message: str) -> str:
+    """``message`` without the server's "(retry after N s)" note."""
+    return RETRY_AFTER_NOTE.sub("", message).replace("  ", " ").strip()
+
+
 def retry_after_from_message(message: str | None) -> float | None:
     if not message:
         return None

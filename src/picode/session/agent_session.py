@@ -438,10 +438,18 @@ class AgentSession:
     def steer(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
         self.agent.steer(_user_message(repair_text(text), attachments))
         self._queue_changed()
+        self._supersede_retry()
 
     def follow_up(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
         self.agent.follow_up(_user_message(repair_text(text), attachments))
         self._queue_changed()
+        self._supersede_retry()
+
+    def _supersede_retry(self) -> None:
+        """A message typed while a retry waits goes out at once, in place of the retry:
+        the person has moved on, and waiting out the back-off would only delay them."""
+        if self._abort_retry is not None:
+            self._abort_retry.abort("message")
 
     def clear_queues(self) -> list[str]:
         """The queued messages as typed (attached files come back as their mentions)."""
@@ -451,6 +459,11 @@ class AgentSession:
 
     def _has_queued(self) -> bool:
         return bool(self.agent.queued_steering or self.agent.queued_follow_ups)
+
+    @property
+    def has_queued_messages(self) -> bool:
+        """Steering or follow-up messages wait to be delivered."""
+        return self._has_queued()
 
     def _queue_changed(self) -> None:
         self.emit_soon(QueueChanged(self.queued_steering, self.queued_follow_ups))
@@ -510,12 +523,16 @@ class AgentSession:
         self.set_thinking_level(level)
         return level
 
-    async def compact(self, instructions: str | None = None) -> None:
+    async def compact(
+        self, instructions: str | None = None, keep_recent_tokens: int | None = None
+    ) -> None:
+        """Summarise older messages now; ``keep_recent_tokens`` overrides the setting's
+        verbatim tail for this once."""
         if self._running:
             raise AgentBusyError("cannot compact while picode is working; abort first")
         self._running = True
         try:
-            await self.recovery.compact("manual", instructions)
+            await self.recovery.compact("manual", instructions, keep_recent_tokens)
         finally:
             self._running = False
 
@@ -539,13 +556,17 @@ class AgentSession:
             restored, text = self.recorder.fork(entry_id)
             return restored
 
-        await self._switch(do_fork, "fork")
+        await self._switch(do_fork, "fork", keep_choices=True)
         return text
 
     def user_messages_for_fork(self) -> list[tuple[str, str]]:
         return self.recorder.user_entries()
 
-    async def _switch(self, open_file: Callable[[], Any], reason: Any) -> None:
+    async def _switch(
+        self, open_file: Callable[[], Any], reason: Any, *, keep_choices: bool = False
+    ) -> None:
+        """``keep_choices``: the model and thinking level stay as the person set them (a
+        fork goes on from here, not with what was in force at the fork point)."""
         if self._running:
             self.abort()
             await self.wait_for_idle()
@@ -553,15 +574,25 @@ class AgentSession:
         self.save_error = None
         self.agent.replace_messages(restored.messages)
         self._count_usage(restored.messages)
-        if restored.model is not None:
-            found = self.registry.get(*restored.model)
-            if found is not None:
-                self.agent.set_model(found)
-        if restored.thinking is not None:
-            self.agent.set_thinking(restored.thinking)
+        if keep_choices:
+            self._record_choices_over(restored)
+        else:
+            if restored.model is not None:
+                found = self.registry.get(*restored.model)
+                if found is not None:
+                    self.agent.set_model(found)
+            if restored.thinking is not None:
+                self.agent.set_thinking(restored.thinking)
         self.recorder.set_current(self.model, self.thinking)
         self.recovery.reset(restored.fired_rules)
         await self.emit(SessionSwitched(self.session_id or "", reason))
+
+    def _record_choices_over(self, restored: Any) -> None:
+        """The new file says what the branch had; add the model and level in force now."""
+        if restored.model is not None and restored.model != (self.model.provider, self.model.id):
+            self.recorder.record_model(self.model)
+        if restored.thinking is not None and restored.thinking != self.thinking:
+            self.recorder.record_thinking(self.thinking)
 
     async def close(self) -> None:
         if self._closed:

@@ -142,6 +142,39 @@ def find_cut_index(messages: Sequence[Message], keep_recent_tokens: int) -> int 
     return None
 
 
+def message_tokens(messages: Sequence[Message]) -> int:
+    """The messages' own estimated size (what a compaction could summarise)."""
+    return sum(estimate_message_tokens(message) for message in messages)
+
+
+def smaller_tail(messages: Sequence[Message]) -> int | None:
+    """A ``keep_recent_tokens`` small enough that something is summarised (a round number:
+    the person types it), or None when no tail would leave anything before it."""
+    keep = message_tokens(messages) // 2 // 1000 * 1000  # about half, in thousands
+    candidates: list[int] = []
+    while keep >= 1000:
+        candidates.append(keep)
+        keep = keep // 2 // 1000 * 1000
+    for keep in [*candidates, 500, 200, 100]:
+        cut = find_cut_index(messages, keep)
+        if cut is not None and cut > 0:
+            return keep
+    return None
+
+
+def nothing_to_compact(messages: Sequence[Message], keep_recent_tokens: int) -> str:
+    """Why a manual compaction had nothing to summarise, and what would work instead."""
+    total = message_tokens(messages)
+    why = (
+        f"Nothing to compact: the last ~{keep_recent_tokens:,} tokens are kept verbatim "
+        f"(keep_recent_tokens) and the conversation is ~{total:,} tokens."
+    )
+    keep = smaller_tail(messages)
+    if keep is None:
+        return f"{why} There is no earlier turn to summarise yet."
+    return f"{why} /compact --keep {keep} keeps a smaller tail and summarises the rest."
+
+
 def file_operations(
     messages: Sequence[Message],
     previous: tuple[list[str], list[str]] = ([], []),

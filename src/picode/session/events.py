@@ -21,12 +21,20 @@ class AutoRetryStart:
     type: ClassVar[str] = "auto_retry_start"
 
 
+#: ``AutoRetryEnd.final_error`` when Esc stopped the wait.
+RETRY_CANCELLED = "Retry cancelled"
+#: ``AutoRetryEnd.final_error`` when a message typed during the wait went out instead.
+RETRY_SUPERSEDED = "Retry cancelled: the new message is sent instead"
+
+
 @dataclass(slots=True)
 class AutoRetryEnd:
     success: bool
     attempt: int
     #: Set when retrying gave up or was cancelled.
     final_error: str | None = None
+    #: A message typed during the wait replaced the retry (which then starts over at 1).
+    superseded: bool = False
     type: ClassVar[str] = "auto_retry_end"
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from picode.agent.events import MessageUpdate
 from picode.ai.abort import AbortController
-from picode.ai.errors import is_context_overflow
+from picode.ai.errors import is_context_overflow, without_retry_after
 from picode.ai.types import (
     AssistantMessage,
     Message,
@@ -27,11 +27,14 @@ from picode.session.compaction import (
     context_tokens,
     file_operations,
     find_cut_index,
+    nothing_to_compact,
     should_compact,
     summarize,
 )
 from picode.session.edit_guard import EarlyVerdict, EditGuard
 from picode.session.events import (
+    RETRY_CANCELLED,
+    RETRY_SUPERSEDED,
     AutoRetryEnd,
     AutoRetryStart,
     CompactionEnd,
@@ -74,6 +77,11 @@ class RecoveryHost(Protocol):
     def emit_soon(self, event: AnySessionEvent) -> None: ...
 
     def notify(self, text: str, level: str = "info", source: str | None = None) -> None: ...
+
+    @property
+    def has_queued_messages(self) -> bool:
+        """Steering or follow-ups wait: they replace a pending retry."""
+        ...
 
     async def wait_retry(self, delay_ms: int) -> bool:
         """Sleep before a retry; False when aborted in the meantime."""
@@ -218,16 +226,31 @@ class RecoveryPlanner:
             attempt += 1
             if not self.retry.should_retry(last, attempt):
                 if attempt > 1:
-                    await self.host.emit(AutoRetryEnd(False, attempt - 1, last.error_message))
+                    final = last.error_message and without_retry_after(last.error_message)
+                    await self.host.emit(AutoRetryEnd(False, attempt - 1, final))
                 return
             delay = self.retry.delay_ms(last, attempt)
-            await self.host.emit(
-                AutoRetryStart(attempt, self.retry.max_retries, delay, last.error_message or "")
-            )
+            # The event's delay is the wait picode keeps; the server's own hint would
+            # contradict it whenever the back-off is longer.
+            error = without_retry_after(last.error_message or "")
+            await self.host.emit(AutoRetryStart(attempt, self.retry.max_retries, delay, error))
             self._drop_last_failure()
             # A listener may have aborted on AutoRetryStart itself, before the wait began.
-            if self._cancelled or not await self.host.wait_retry(delay) or self._cancelled:
-                await self.host.emit(AutoRetryEnd(False, attempt, "Retry cancelled"))
+            # (It may also have queued a message there: that replaces the retry too.)
+            waited = (
+                not self._cancelled
+                and not self.host.has_queued_messages
+                and await self.host.wait_retry(delay)
+            )
+            if self._cancelled:
+                await self.host.emit(AutoRetryEnd(False, attempt, RETRY_CANCELLED))
+                return
+            if not waited:
+                # A message typed during the wait: it goes out now (the session's run loop
+                # sends what is queued), as a new request counted from attempt 1.
+                await self.host.emit(
+                    AutoRetryEnd(False, attempt, RETRY_SUPERSEDED, superseded=True)
+                )
                 return
             await agent.continue_()
 
@@ -284,15 +307,22 @@ class RecoveryPlanner:
         if should_compact(tokens, state.model.context_window, settings.reserve_tokens):
             await self.compact("threshold")
 
-    async def compact(self, reason: CompactionReason, instructions: str | None = None) -> bool:
+    async def compact(
+        self,
+        reason: CompactionReason,
+        instructions: str | None = None,
+        keep_recent_tokens: int | None = None,
+    ) -> bool:
+        """``keep_recent_tokens``: the verbatim tail for this compaction (default: the
+        ``[compaction]`` setting)."""
         agent, journal = self.agent, self.journal
         model = agent.state.model
         messages = list(agent.state.messages)
-        settings = self.settings.compaction
-        cut = find_cut_index(messages, settings.keep_recent_tokens)
+        keep = keep_recent_tokens or self.settings.compaction.keep_recent_tokens
+        cut = find_cut_index(messages, keep)
         if cut is None or cut <= 0:
             if reason == "manual":
-                self.host.notify("Nothing to compact yet.", "info")
+                self.host.notify(nothing_to_compact(messages, keep), "info")
             return reason != "overflow"
         await self.host.emit(CompactionStart(reason))
         previous = messages[0] if messages and is_compaction_summary(messages[0]) else None

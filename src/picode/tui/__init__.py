@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from picode.session.startup import Prepared, QuickView
     from picode.session.trust import ProjectTrust
+    from picode.tui.app import PicodeApp
 
 
 #: How long a lone ESC byte waits for the rest of a possible escape sequence.
@@ -42,4 +43,11 @@ def run_tui(
     config.initial_prompt = initial_prompt or None
     app = PicodeApp(config)
     app.run()
+    return _finished(app)
+
+
+def _finished(app: PicodeApp) -> int:
+    """After the app has left the screen: what the person needs to come back, then the code."""
+    if app.resume_hint:
+        print(app.resume_hint)
     return app.return_code or 0

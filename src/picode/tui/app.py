@@ -140,6 +140,10 @@ class PicodeApp(App[int]):
         self._waiting_prompts: list[tuple[str, bool]] = []
         #: The session could not be opened: typing asks for /new or /resume instead.
         self.start_failed = False
+        #: The lines saying why the start failed: gone once a session opens after all.
+        self._failure_notes: list[NoticeView] = []
+        #: Printed to the terminal after the app exits: how to come back to the session.
+        self.resume_hint: str | None = None
         self._last_ctrl_c: float | None = None
         self._shutting_down = False
         self._unsubscribe: list[Callable[[], None]] = []
@@ -268,6 +272,9 @@ class PicodeApp(App[int]):
             model_max_tokens=lambda: session.model.max_tokens,
         )
         self.session = session
+        for note in self._failure_notes:
+            self.transcript.remove_entry(note)
+        self._failure_notes.clear()
         self._unsubscribe.append(session.subscribe(router.handle))
         self.commands.sync_extensions(session)
         self.approvals.attach(session)
@@ -281,8 +288,8 @@ class PicodeApp(App[int]):
     def _start_failure(self, exc: Exception) -> None:
         # The app stays usable: what was typed goes back to the editor, /new and /resume work.
         self.start_failed = True
-        self.report(f"Could not start the session: {exc}", "error")
-        self.report(NO_SESSION_TEXT, "warning")
+        self._report_no_session(f"Could not start the session: {exc}", "error")
+        self._report_no_session(NO_SESSION_TEXT, "warning")
         self.status.set_notice(None)
         waiting, self._waiting_prompts = self._waiting_prompts, []
         if waiting:
@@ -302,6 +309,12 @@ class PicodeApp(App[int]):
     def report(self, text: str, level: NoticeLevel = "info") -> None:
         """A line in the transcript for something the person should read."""
         self.transcript.add(NoticeView(text, level))
+
+    def _report_no_session(self, text: str, level: NoticeLevel) -> None:
+        """Like ``report``, for a line that goes once a session opens after all."""
+        view = NoticeView(text, level)
+        self._failure_notes.append(view)
+        self.transcript.add(view)
 
     def restore_text(self, text: str) -> None:
         """Give typed text back to the editor (a command that could not run)."""
@@ -400,7 +413,7 @@ class PicodeApp(App[int]):
                 self.run_worker(self.shell.run(command, add_to_context), exit_on_error=False)
             return
         if session is None and self.start_failed:
-            self.report(NO_SESSION_TEXT, "warning")
+            self._report_no_session(NO_SESSION_TEXT, "warning")
             self.restore_text(text)
             return
         if session is None:
@@ -517,15 +530,22 @@ class PicodeApp(App[int]):
 
     def action_cycle_thinking(self) -> None:
         if self.session is not None:
-            self.session.cycle_thinking_level()
+            level = self.session.cycle_thinking_level()
+            if self.session.model.reasoning:
+                self.report(f"Thinking: {level}")
+            else:
+                self.report(f"Thinking: off ({self.session.model.id} does not think)")
 
     def action_cycle_model(self) -> None:
         session = self.session
         if session is None:
             return
         before = session.model.ref
-        if session.cycle_model(1).ref == before:
+        model = session.cycle_model(1)
+        if model.ref == before:
             self.notify("No other model has an API key configured.", timeout=4)
+        else:
+            self.report(f"Model: {model.ref}")
 
     def action_model_picker(self) -> None:
         self._close_completion()
@@ -538,10 +558,10 @@ class PicodeApp(App[int]):
         self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
 
     def action_scroll_up(self) -> None:
-        self.transcript.scroll_page_up(animate=False)
+        self.transcript.scroll_pages(-1)
 
     def action_scroll_down(self) -> None:
-        self.transcript.scroll_page_down(animate=False)
+        self.transcript.scroll_pages(1)
 
     def action_dequeue(self) -> None:
         if self.session is not None:
@@ -580,9 +600,18 @@ class PicodeApp(App[int]):
                 await asyncio.wait_for(session.close(), CLOSE_TIMEOUT_S)
             except Exception:
                 log.warning("closing the session failed", exc_info=True)
+            self.resume_hint = resume_hint(session)
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self.exit(0)
+
+
+def resume_hint(session: AgentSession) -> str | None:
+    """How to come back to ``session`` from the shell, when anything of it was saved."""
+    path = session.session_file_path
+    if not session.persistent or path is None or not path.exists() or not session.messages:
+        return None
+    return f"Resume this session with: picode -c  (or picode -r {session.session_id})"
 
 
 def _queue(

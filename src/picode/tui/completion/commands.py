@@ -53,7 +53,9 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "Start a new session"),
     SlashCommand("resume", "Resume an earlier session", "[id]"),
     SlashCommand("fork", "Start a new session from an earlier message"),
-    SlashCommand("compact", "Summarise older messages to free context", "[instructions]"),
+    SlashCommand(
+        "compact", "Summarise older messages to free context", "[--keep N] [instructions]"
+    ),
     SlashCommand("session", "Show the session's file, id, messages and cost"),
     SlashCommand("name", "Name this session", "<name>"),
     SlashCommand("copy", "Copy the last reply to the clipboard"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -13,7 +14,7 @@ from picode.tui.completion.commands import SlashCommand
 
 MAX_ITEMS = 50
 #: Labels are padded to a common width (up to this) so descriptions line up.
-LABEL_WIDTH = 24
+LABEL_WIDTH = 25
 
 
 @dataclass(slots=True, frozen=True)
@@ -46,6 +47,9 @@ class CompletionPopup(OptionList, can_focus=False):
         border: none;
         padding: 0 1;
         background: $surface;
+        /* One row per item however narrow the terminal: the description is cut, not wrapped. */
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     CompletionPopup.-open {
         display: block;
@@ -75,7 +79,7 @@ class CompletionPopup(OptionList, can_focus=False):
         if not self.items:
             self.hide()
             return
-        width = min(max(len(item.label) for item in self.items), LABEL_WIDTH)
+        width = min(max(cell_len(item.label) for item in self.items), LABEL_WIDTH)
         self.set_options(Option(_prompt(item, width)) for item in self.items)
         self.highlighted = 0
         self.add_class("-open")
@@ -102,4 +106,21 @@ class CompletionPopup(OptionList, can_focus=False):
 def _prompt(item: CompletionItem, width: int = 0) -> Content:
     if not item.detail:
         return Content(item.label)
-    return Content.assemble(item.label.ljust(width), "  ", (item.detail, "$text-muted"))
+    label = elide_label(item.label, width)
+    padding = " " * (width - cell_len(label))
+    return Content.assemble(label, padding, "  ", (item.detail, "$text-muted"))
+
+
+def elide_label(label: str, width: int) -> str:
+    """``label`` in at most ``width`` cells: a long argument hint loses its last choices
+    (``/thinking [off|minimal|…]``), so every description starts in the same column."""
+    if cell_len(label) <= width:
+        return label
+    if label.endswith("]") and "[" in label:
+        head = label[: width - 2]
+        choice, word = head.rfind("|"), head.rfind(" ")
+        if choice > max(word, label.index("[")):
+            return head[: choice + 1] + "…]"  # /thinking [off|minimal|…]
+        if word > 0:
+            return head[: word + 1] + "…"  # /compact [--keep N] …
+    return label[: width - 1] + "…"

@@ -53,6 +53,7 @@ from picode.session.events import (
     ThinkingLevelChanged,
 )
 from picode.session.mcp.status import McpServerStatus
+from picode.tui.controllers.retries import RetryTracker
 from picode.tui.widgets.messages import (
     AssistantMessageView,
     UserMessageView,
@@ -111,6 +112,7 @@ class EventRouter:
         self.current: AssistantMessageView | None = None
         self.tools: dict[str, ToolCallView] = {}
         self.user_messages = 0
+        self.retries = RetryTracker(transcript)
         self._interrupted = False
         #: The last state reported per MCP server: a failure is told once, not per event.
         self._mcp_states: dict[str, str] = {}
@@ -174,6 +176,7 @@ class EventRouter:
                 view.finish(message)
                 for call_view in view.tool_views():
                     self.tools[call_view.call_id] = call_view
+                self.retries.reply_ended(view, message.stop_reason == "error")
                 if message.stop_reason == "length":
                     self.notice(self._length_text(message), "warning")
                 self.host.refresh_footer()
@@ -190,12 +193,12 @@ class EventRouter:
                     running.set_result(result, is_error)
             case TurnStart() | TurnEnd():
                 pass
-            case AutoRetryStart(attempt=attempt, max_attempts=most, delay_ms=delay, error=error):
-                self.status.show_retry(attempt, most, delay, error)
-            case AutoRetryEnd(success=success, final_error=final_error):
+            case AutoRetryStart(attempt=attempt, max_attempts=most, delay_ms=delay):
+                self.status.show_retry(attempt, most, delay)
+                self.retries.started(event)
+            case AutoRetryEnd():
                 self.status.end_retry()
-                if not success and final_error and not self._interrupted:
-                    self.notice(f"Gave up retrying: {final_error}", "error")
+                self.retries.ended(event, self._interrupted)
             case CompactionStart():
                 self._interrupted = False
                 self.status.set_notice("Compacting context…")
@@ -216,6 +219,7 @@ class EventRouter:
                 self.notice(f"Edit of {path} stopped early: {reason}", "warning")
             case SessionSwitched(reason=reason):
                 self.transcript.clear()
+                self.retries.reset()
                 self.current = None
                 self.tools.clear()
                 if self.on_switched is not None:
@@ -282,6 +286,8 @@ class EventRouter:
             match message:
                 case UserMessage():
                     entries.append((UserMessageView.of(message), start + offset))
+                case AssistantMessage() if _retried(messages, offset):
+                    pass  # as live: a retried attempt's error is not repeated above the answer
                 case AssistantMessage():
                     view = completed_assistant_view(
                         message,
@@ -313,6 +319,18 @@ class EventRouter:
             self.current = self._new_assistant_view()
             self.transcript.add(self.current)
         return self.current
+
+
+def _retried(messages: Sequence[Message], index: int) -> bool:
+    """A failed request followed by another reply: picode retried it (or compacted and
+    went on), so the file keeps it but the conversation moved past it."""
+    message = messages[index]
+    following = messages[index + 1] if index + 1 < len(messages) else None
+    return (
+        isinstance(message, AssistantMessage)
+        and message.stop_reason == "error"
+        and isinstance(following, AssistantMessage)
+    )
 
 
 def _newest_entries(messages: Sequence[Message], limit: int) -> tuple[Sequence[Message], int]:

@@ -82,7 +82,8 @@ class SessionCommands:
         except (ValueError, OSError) as exc:
             raise CommandError(f"Could not fork: {exc}") from None
         self.app.report(
-            "Forked into a new session from before that message; edit it and press Enter."
+            f"Forked to new session {session.session_id} from before that message; edit it "
+            "and press Enter."
         )
         if text:
             self.app.restore_text(text)
@@ -90,8 +91,9 @@ class SessionCommands:
     async def compact(self, argument: str) -> None:
         from picode.agent.agent import AgentBusyError
 
+        keep, instructions = parse_compact_argument(argument)
         try:
-            await self._session().compact(argument or None)
+            await self._session().compact(instructions or None, keep)
         except AgentBusyError as exc:
             raise CommandError(str(exc)) from None
 
@@ -181,3 +183,24 @@ def session_lines(session: AgentSession) -> list[str | tuple[str, str]]:
         ("Context", f"{used:,} of {window:,} tokens{percent}"),
         ("Model", f"{session.model.ref} · thinking {session.thinking}"),
     ]
+
+
+KEEP_USAGE = "--keep takes a number of tokens to keep verbatim, e.g. /compact --keep 4000"
+
+
+def parse_compact_argument(argument: str) -> tuple[int | None, str]:
+    """``[--keep N] [instructions]`` → (tokens to keep or None, instructions)."""
+    words = argument.split(maxsplit=2)
+    if not words or words[0] not in ("--keep", "-k"):
+        return None, argument.strip()
+    if len(words) < 2:
+        raise CommandError(KEEP_USAGE)
+    number = words[1].lower().replace(",", "").replace("_", "")
+    scale = 1000 if number.endswith("k") else 1
+    try:
+        keep = int(float(number.removesuffix("k")) * scale)
+    except ValueError:
+        raise CommandError(KEEP_USAGE) from None
+    if keep <= 0:
+        raise CommandError(KEEP_USAGE)
+    return keep, words[2] if len(words) > 2 else ""

@@ -114,6 +114,22 @@ def git_branch(cwd: Path) -> str | None:
 
 
 SAVE_WARNING = "⚠ session NOT SAVED (disk?) · "
+#: What a narrow footer leaves out first: the cache count, then cost, the context window's
+#: size, the token counts, the session name, the branch, the context share, the thinking
+#: level. The folder and the model stay (the folder shortened from its start with "…").
+LEAVE_OUT_ORDER = (
+    "cache",
+    "cost",
+    "window",
+    "tokens",
+    "name",
+    "branch",
+    "context",
+    "thinking",
+)
+#: The folder keeps at least this many cells before other parts make way for it.
+FOLDER_MIN = 16
+GAP = 2
 
 
 class InfoFooter(Widget):
@@ -136,44 +152,65 @@ class InfoFooter(Widget):
             self.info = info
             self.refresh()
 
-    def right_text(self) -> Content:
+    def right_text(self, left_out: frozenset[str] = frozenset()) -> Content:
+        """Usage, model and thinking level, without the parts named in ``left_out``."""
         info = self.info
-        parts: list[tuple[str, str] | str] = [
-            f"↑{format_tokens(info.input_tokens)} ↓{format_tokens(info.output_tokens)}"
-        ]
-        if info.cache_read:
-            parts.append(f"  R{format_tokens(info.cache_read)}")
-        parts.append(f"  {format_cost(info.cost)}")
-        if info.context_window:
+        parts: list[Content | str] = []
+        if "tokens" not in left_out:
+            parts.append(
+                f"↑{format_tokens(info.input_tokens)} ↓{format_tokens(info.output_tokens)}"
+            )
+        if info.cache_read and "cache" not in left_out:
+            parts.append(f"R{format_tokens(info.cache_read)}")
+        if "cost" not in left_out:
+            parts.append(format_cost(info.cost))
+        if info.context_window and "context" not in left_out:
             percent = 100 * info.context_tokens / info.context_window
             style = "$warning" if percent >= 80 else ""
-            parts += ["  ", (f"{percent:.0f}%", style), f" of {format_tokens(info.context_window)}"]
-        parts += ["  ", (info.model, "$foreground")]
-        if info.reasoning:
-            parts += [" • ", (f"thinking {info.thinking}", "$secondary")]
-        return Content.assemble(*parts)
+            window = "" if "window" in left_out else f" of {format_tokens(info.context_window)}"
+            parts.append(Content.assemble((f"{percent:.0f}%", style), window))
+        model = Content.styled(info.model, "$foreground")
+        if info.reasoning and "thinking" not in left_out:
+            thinking = Content.styled(f"thinking {info.thinking}", "$secondary")
+            model = Content.assemble(model, " • ", thinking)
+        parts.append(model)
+        return Content("  ").join(
+            Content(part) if isinstance(part, str) else part for part in parts
+        )
+
+    def left_suffix(self, left_out: frozenset[str] = frozenset()) -> str:
+        """What follows the folder: the git branch and the session name."""
+        info = self.info
+        text = ""
+        if info.branch and "branch" not in left_out:
+            text += f" ({info.branch})"
+        if info.session_name and "name" not in left_out:
+            text += f" • {info.session_name}"
+        return text
 
     def render(self) -> Content:
-        info = self.info
-        right = self.right_text()
-        left_text = info.cwd + (f" ({info.branch})" if info.branch else "")
-        if info.session_name:
-            left_text += f" • {info.session_name}"
         width = self.content_size.width
-        room = width - right.cell_length - 2
-        if room <= 1:
+        warning = Content.styled(SAVE_WARNING, "bold $error") if self.info.save_error else None
+        fixed = warning.cell_length if warning is not None else 0
+        # Parts go one by one, least useful first, until the line fits with the folder at
+        # least FOLDER_MIN cells wide; the folder itself is shortened, never dropped.
+        left_out: frozenset[str] = frozenset()
+        for part in ("", *LEAVE_OUT_ORDER):
+            left_out = left_out | {part} if part else left_out
+            right, suffix = self.right_text(left_out), self.left_suffix(left_out)
+            wanted = min(cell_len(self.info.cwd), FOLDER_MIN) + cell_len(suffix)
+            if fixed + wanted + GAP + right.cell_length <= width:
+                break
+        room = width - fixed - GAP - right.cell_length - cell_len(suffix)
+        if room < 2:
             return right
-        warning = Content.styled(SAVE_WARNING, "bold $error") if info.save_error else Content("")
-        room -= warning.cell_length
-        if room <= 1:
-            return Content.assemble(warning, " ", right)
-        left = Content(left_text)
-        if left.cell_length > room:
+        folder = self.info.cwd
+        if cell_len(folder) > room:
             # Keep the end of the path: the folder you are in matters most.
-            left = Content("…" + _right_cells(left_text, room - 1))
-        left = Content.assemble(warning, left)
-        gap = " " * (width - left.cell_length - right.cell_length)
-        return Content.assemble(left, gap, right)
+            folder = "…" + _right_cells(folder, room - 1)
+        line = Content.assemble(warning or "", folder, suffix)
+        gap = " " * max(GAP, width - line.cell_length - right.cell_length)
+        return Content.assemble(line, gap, right)
 
 
 def _right_cells(text: str, cells: int) -> str:

@@ -121,6 +121,9 @@ class AssistantMessageView(Widget):
         margin: 0 0 1 0;
         color: $tool-error;
     }
+    AssistantMessageView.-superseded {
+        text-opacity: 60%;
+    }
     """
 
     def __init__(
@@ -199,6 +202,13 @@ class AssistantMessageView(Widget):
                 widget.finish()
         if message.stop_reason == "error":
             self.mount(_error_line(message))
+
+    def drop_error_line(self) -> bool:
+        """Take the error line away (a retry's notice says it now); True when the reply
+        still shows something (the partial text of a cut stream)."""
+        for line in self.query_children(".error"):
+            line.remove()
+        return bool(self.blocks)
 
     def tool_views(self) -> list[ToolCallView]:
         return [block for block in self.blocks.values() if isinstance(block, ToolCallView)]

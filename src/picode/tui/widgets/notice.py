@@ -33,11 +33,18 @@ class NoticeView(Static):
         self.text = text
         super().__init__(Content.styled(text, _NOTICE_STYLE[level]), classes=f"-{level}")
 
+    def set_text(self, text: str, level: NoticeLevel) -> None:
+        """Change the line in place (a retry sequence's line as it goes on)."""
+        self.remove_class(f"-{self.level}")
+        self.level, self.text = level, text
+        self.add_class(f"-{level}")
+        self.update(Content.styled(text, _NOTICE_STYLE[level]))
+
 
 KEY_HINTS = (
     "enter send · shift+enter newline · alt+enter follow-up · esc interrupt · "
     "shift+tab thinking · ctrl+p model · ctrl+t thinking blocks · ctrl+o expand · "
-    "ctrl+c twice quit"
+    "ctrl+c clear / interrupt, twice quit"
 )
 
 

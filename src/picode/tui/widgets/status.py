@@ -50,7 +50,6 @@ class StatusLine(Widget):
         self._clock = clock
         self.working_since: float | None = None
         self.retry_deadline: float | None = None
-        self.retry_text = ""
         self.retry_attempt = (0, 0)
         self.notice: tuple[str, NoticeLevel] | None = None
         self._ticker: Timer | None = None
@@ -79,10 +78,10 @@ class StatusLine(Widget):
         self.retry_deadline = None
         self._changed()
 
-    def show_retry(self, attempt: int, max_attempts: int, delay_ms: int, error: str) -> None:
+    def show_retry(self, attempt: int, max_attempts: int, delay_ms: int) -> None:
+        """Count down to a retry; the transcript's retry line says what failed."""
         self.retry_deadline = self._clock() + delay_ms / 1000
         self.retry_attempt = (attempt, max_attempts)
-        self.retry_text = short_error(error)
         self._changed()
 
     def end_retry(self) -> None:
@@ -104,11 +103,9 @@ class StatusLine(Widget):
         if self.retry_deadline is not None:
             attempt, most = self.retry_attempt
             left = self.retry_seconds_left()
-            when = f"retrying in {left} s" if left > 0 else "retrying now"
+            when = f"Retrying in {left} s" if left > 0 else "Retrying now"
             parts.append(
-                Content.styled(
-                    f"{self.retry_text} — {when} ({attempt}/{most}), esc to cancel", "$warning"
-                )
+                Content.styled(f"{when} (attempt {attempt}/{most}) · esc to cancel", "$warning")
             )
         elif self.working_since is not None:
             elapsed = now - self.working_since

@@ -197,6 +197,13 @@ class Transcript(VerticalScroll, can_focus=False):
         if self._settle_timer is not None:
             self._settle_timer.pause()
 
+    def remove_entry(self, widget: Widget) -> None:
+        """Take one entry out (a line that no longer holds, e.g. a failed start's error)."""
+        if widget in self.entries:
+            self.entries.remove(widget)
+            self._indices.pop(widget, None)
+            widget.remove()
+
     def clear(self) -> None:
         for widget in self.entries:
             widget.remove()
@@ -270,6 +277,16 @@ class Transcript(VerticalScroll, can_focus=False):
             row.update(Content(text))
             if self.loader is not None and self.is_mounted and not self.loading_page:
                 self.call_after_refresh(self._maybe_load)
+
+    def scroll_pages(self, pages: int) -> None:
+        """Scroll ``pages`` pages (negative: up) at once.
+
+        Textual's ``scroll_page_up`` computes its target from the current offset but moves
+        only after the next refresh, so ten keys read in one burst all aimed at the same
+        page; moving now lets each key start where the previous one ended.
+        """
+        page = self.scrollable_content_region.height
+        self.scroll_to(y=self.scroll_y + pages * page, animate=False, immediate=True)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)

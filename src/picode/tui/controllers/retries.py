@@ -1,0 +1,99 @@
+"""A retry sequence in the transcript: one line that changes in place, no repeated errors.
+
+While picode retries a failed request, each failed attempt would leave its own "Error: …"
+line (and a cut stream its partial text) above the next. Instead the sequence owns one
+notice: "529 Overloaded — retry 2/3 in 4 s" while it waits, replaced by the outcome. Each
+failed attempt's error line goes (the notice says it), and of the partial replies of cut
+streams only the latest stays, dimmed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from picode.session.events import RETRY_CANCELLED, AutoRetryEnd, AutoRetryStart
+from picode.tui.widgets.notice import NoticeLevel, NoticeView
+from picode.tui.widgets.status import short_error
+
+if TYPE_CHECKING:
+    from picode.tui.widgets.messages import AssistantMessageView
+    from picode.tui.widgets.transcript import Transcript
+
+
+#: A long error body is cut on the retry line; its first line says what failed.
+ERROR_LIMIT = 160
+
+
+def _seconds(delay_ms: int) -> str:
+    seconds = delay_ms / 1000
+    return f"{seconds:.0f} s" if seconds >= 10 or seconds == int(seconds) else f"{seconds:.1f} s"
+
+
+def _retries(count: int) -> str:
+    return f"{count} {'retry' if count == 1 else 'retries'}"
+
+
+class RetryTracker:
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        #: The line of the sequence in progress (None between sequences).
+        self.line: NoticeView | None = None
+        self.error = ""
+        self.most = 0
+        #: The newest reply that ended in an error: the attempt a retry replaces.
+        self.failed: AssistantMessageView | None = None
+        #: The partial reply kept from an earlier failed attempt of this sequence.
+        self._kept_partial: AssistantMessageView | None = None
+
+    def reply_ended(self, view: AssistantMessageView, failed: bool) -> None:
+        self.failed = view if failed else None
+
+    def started(self, event: AutoRetryStart) -> None:
+        self.error, self.most = short_error(event.error, ERROR_LIMIT), event.max_attempts
+        self._settle_failed_attempt()
+        text = f"{event.error} — retry {event.attempt}/{event.max_attempts} in "
+        self._show(text + _seconds(event.delay_ms), "warning")
+
+    def ended(self, event: AutoRetryEnd, interrupted: bool) -> None:
+        attempt = event.attempt
+        if self.line is None and (event.superseded or event.final_error == RETRY_CANCELLED):
+            return  # no retry was pending: nothing to say
+        error = short_error(event.final_error, ERROR_LIMIT) if event.final_error else self.error
+        if event.success:
+            self._show(f"Answered after {_retries(attempt)} ({self.error})", "info")
+        elif event.superseded:
+            self._show(
+                f"Retry {attempt}/{self.most} cancelled: your new message is sent instead "
+                f"({self.error})",
+                "warning",
+            )
+        elif event.final_error == RETRY_CANCELLED:
+            # Esc: the "Interrupted" marker follows; this line keeps what had failed.
+            self._show(f"Retry {attempt}/{self.most} cancelled ({self.error})", "warning")
+        elif not interrupted:
+            self._settle_failed_attempt()
+            self._show(f"Gave up after {_retries(attempt)}: {error}", "error")
+        self.line, self.failed, self._kept_partial = None, None, None
+
+    def reset(self) -> None:
+        """The transcript was cleared (another session)."""
+        self.line, self.failed, self._kept_partial = None, None, None
+
+    def _settle_failed_attempt(self) -> None:
+        failed, self.failed = self.failed, None
+        if failed is None:
+            return
+        if not failed.drop_error_line():
+            self.transcript.remove_entry(failed)
+            return
+        if self._kept_partial is not None:
+            self.transcript.remove_entry(self._kept_partial)
+        failed.add_class("-superseded")
+        self._kept_partial = failed
+
+    def _show(self, text: str, level: NoticeLevel) -> None:
+        if self.line is None:
+            self.line = NoticeView(text, level)
+            self.transcript.add(self.line)
+        else:
+            self.line.set_text(text, level)

@@ -1,0 +1,75 @@
+"""Leaving the TUI through a real pseudo-terminal: what is printed once the app is gone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import pytest
+
+pytest.importorskip("pyte")
+pytest.importorskip("pty")  # POSIX only: it needs termios
+
+from tests.cli.apis import AnthropicDriver, use
+from tests.cli.harness import PicodeEnv
+from tests.cli.terminal import CTRL_D, Terminal
+from tests.wire.server import WireServer
+
+API = AnthropicDriver()
+READY = "Ask picode…"
+HINT = "Resume this session with: picode -c"
+
+Start = Callable[[], Terminal]
+
+
+@pytest.fixture
+def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
+    use(API, wire, picode)
+    started: list[Terminal] = []
+
+    def start() -> Terminal:
+        terminal = Terminal(["--model", API.model], cwd=picode.project, env=picode.env)
+        started.append(terminal)
+        terminal.wait_for_text(READY)
+        terminal.wait_for_text("↑0 ↓0")  # the session is open: the real editor has the keys
+        return terminal
+
+    try:
+        yield start
+    finally:
+        for terminal in started:
+            terminal.close()
+
+
+def _after_the_app(terminal: Terminal) -> str:
+    """What the child wrote after leaving the alternate screen, escape codes dropped."""
+    tail = bytes(terminal.output).rsplit(b"\x1b[?1049l", 1)[-1].decode("utf-8", "replace")
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", tail)
+
+
+def test_quitting_a_saved_session_prints_how_to_resume_it(
+    tui: Start, wire: WireServer, picode: PicodeEnv
+) -> None:
+    wire.enqueue(API.text("Saved."))
+    terminal = tui()
+    terminal.type("remember this")
+    terminal.wait_for_text("Saved.")
+
+    terminal.send(CTRL_D)
+
+    assert terminal.wait_exit() == 0
+    saved = list(picode.home.rglob("sessions/**/*.jsonl"))
+    assert len(saved) == 1
+    printed = _after_the_app(terminal)
+    assert HINT in printed
+    session_id = re.search(r"picode -r (\S+?)\)", printed)
+    assert session_id is not None and session_id.group(1) in saved[0].name
+
+
+def test_quitting_before_anything_was_saved_prints_no_hint(tui: Start) -> None:
+    terminal = tui()
+
+    terminal.send(CTRL_D)
+
+    assert terminal.wait_exit() == 0
+    assert "Resume this session" not in _after_the_app(terminal)
