@@ -47,6 +47,7 @@ PROBE_GAP_S = 0.3
 TARGETS = {"esc_closed": 0.015, "echo": 0.030}
 
 BARE_APP = r"""
+import asyncio
 import json
 import sys
 import httpx
@@ -72,7 +73,7 @@ class Bare(App):
 
     def on_input_submitted(self, event):
         event.input.value = ""
-        self.run_worker(self.stream(), group="reply", exclusive=True)
+        self.reply = asyncio.get_running_loop().create_task(self.stream())
 
     async def stream(self):
         reply = Static()
@@ -88,7 +89,7 @@ class Bare(App):
 
     def on_key(self, event):
         if event.key == "escape":
-            self.workers.cancel_group(self, "reply")
+            self.reply.cancel()
             self.query_one(VerticalScroll).mount(Static("Interrupted"))
 
 Bare().run()
@@ -162,6 +163,7 @@ def start_bare(wire: WireServer, root: Path) -> Terminal:
     root.mkdir()
     env = PicodeEnv(root)
     env.env.pop("NO_COLOR")
+    env.env["ESCDELAY"] = "10"  # what picode sets for itself
     terminal = Terminal(
         [wire.url], cwd=env.project, env=env.env, command=[sys.executable, "-c", BARE_APP]
     )
