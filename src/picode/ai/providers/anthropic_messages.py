@@ -19,7 +19,7 @@ from picode.ai.providers._client import (
     request_headers,
     resolve_api_key,
 )
-from picode.ai.providers._client_cache import cached_client
+from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
     prepare_history,
     same_model,
@@ -53,7 +53,7 @@ CONTEXT_OVERFLOW_MESSAGE = (
 async def produce(
     model: Model, context: Context, options: StreamOptions, out: MessageBuilder
 ) -> None:
-    client = _client(model, options)
+    client = await _client(model, options)
     params = build_params(model, context, options)
     stream = await client.messages.create(**params, stream=True)
     state = _StreamState(out)
@@ -62,7 +62,12 @@ async def produce(
             state.handle(event)
 
 
-def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
+async def prepare(model: Model, options: StreamOptions) -> None:
+    """Build the client ahead of the first request (see ``picode.ai.stream.prepare_provider``)."""
+    await _client(model, options)
+
+
+async def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
     api_key = resolve_api_key(model, options)
     base_url = base_url_for(model, options)
     headers = request_headers(model, options)
@@ -78,7 +83,7 @@ def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
             default_headers=headers,
         )
 
-    return cached_client(key, make, AsyncAnthropic.close)
+    return await cached_client_async(key, make, AsyncAnthropic.close)
 
 
 # --- request ---------------------------------------------------------------------------

@@ -93,6 +93,11 @@ def _silence_unknown_enum_warnings() -> None:
     )
 
 
+async def prepare(model: Model, options: StreamOptions) -> None:
+    """Build the client ahead of the first request (see ``picode.ai.stream.prepare_provider``)."""
+    await _client(model, options)
+
+
 async def _client(model: Model, options: StreamOptions) -> genai.Client:
     api_key = resolve_api_key(model, options)
     base_url = base_url_for(model, options)

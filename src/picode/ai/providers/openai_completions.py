@@ -27,7 +27,7 @@ from picode.ai.providers._client import (
     request_headers,
     resolve_api_key,
 )
-from picode.ai.providers._client_cache import cached_client
+from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
     prepare_history,
     same_model,
@@ -72,7 +72,7 @@ _FINISH_REASONS: dict[str, FinishReason] = {
 async def produce(
     model: Model, context: Context, options: StreamOptions, out: MessageBuilder
 ) -> None:
-    client = _client(model, options)
+    client = await _client(model, options)
     params = build_params(model, context, options)
     stream = await client.chat.completions.create(**params, stream=True)
     state = _ChunkState(out)
@@ -82,7 +82,12 @@ async def produce(
     state.finish()
 
 
-def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
+async def prepare(model: Model, options: StreamOptions) -> None:
+    """Build the client ahead of the first request (see ``picode.ai.stream.prepare_provider``)."""
+    await _client(model, options)
+
+
+async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
     base_url = base_url_for(model, options)
     local = is_local_url(base_url)
     api_key = resolve_api_key(model, options, required=not local)
@@ -102,7 +107,7 @@ def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
             **kwargs,
         )
 
-    return cached_client(key, make, AsyncOpenAI.close)
+    return await cached_client_async(key, make, AsyncOpenAI.close)
 
 
 def is_local_url(url: str | None) -> bool:
