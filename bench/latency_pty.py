@@ -7,7 +7,9 @@ Each round, in one running app: type a prompt and press Enter (→ the request r
 server: **Enter → request**); while the ~8 kB reply streams, type a character three times
 (→ its bytes are written to the terminal: **key → echo**, then Backspace); press Esc
 (→ the server sees the connection close: **Esc → closed**; → "Interrupted" is written to
-the terminal: **Esc → painted**). Times are taken from the write to the pty master to the
+the terminal: **Esc → painted**). Every other round Esc is sent as a terminal speaking the
+kitty keyboard protocol sends it (``CSI 27 u``, which Textual asks for at start), where no
+escape delay applies. Times are taken from the write to the pty master to the
 server's record (same clock) or to the read that brought the bytes back.
 
 The baseline is a bare Textual app (an ``Input``, a ``Log`` the reply's bytes are appended
@@ -41,6 +43,7 @@ from _stats import Summary, fmt, machine, verdict
 PICODE_COMMAND = [str(Path(sys.executable).parent / "picode")]
 REPLY_PIECES = 256  # × 32 characters: an 8 kB reply
 PIECE_PAUSE_S = 0.008  # about 2 s for the whole reply: a fast model
+KITTY_ESCAPE = b"\x1b[27u"  # Esc under the kitty keyboard protocol: no escape delay
 ECHO_CHAR = "ж"  # never in the reply, so its bytes in the output are the echo
 ECHO_PROBES = 3
 PROBE_GAP_S = 0.3
@@ -115,9 +118,12 @@ class Samples:
     echo: list[float] = field(default_factory=list)
     esc_closed: list[float] = field(default_factory=list)
     esc_painted: list[float] = field(default_factory=list)
+    #: The same with Esc as a terminal speaking the kitty keyboard protocol sends it.
+    kitty_closed: list[float] = field(default_factory=list)
+    kitty_painted: list[float] = field(default_factory=list)
 
 
-def one_round(terminal: Terminal, wire: WireServer, samples: Samples) -> None:
+def one_round(terminal: Terminal, wire: WireServer, samples: Samples, kitty: bool) -> None:
     count = len(wire.requests)
     since = len(terminal.output)
     terminal.send(b"go")
@@ -138,12 +144,17 @@ def one_round(terminal: Terminal, wire: WireServer, samples: Samples) -> None:
     assert request.closed_at is None, "the reply ended before Esc: make it longer"
     since = len(terminal.output)
     pressed = time.monotonic()
-    terminal.send(ESCAPE)
+    terminal.send(KITTY_ESCAPE if kitty else ESCAPE)
     painted = terminal.wait_for_bytes(b"Interrupted", since, 10)
     assert request.wait_closed(10), "Esc did not close the connection"
     assert request.closed_at is not None
-    samples.esc_closed.append(request.closed_at - pressed)
-    samples.esc_painted.append(painted - pressed)
+    closed, shown = (
+        (samples.kitty_closed, samples.kitty_painted)
+        if kitty
+        else (samples.esc_closed, samples.esc_painted)
+    )
+    closed.append(request.closed_at - pressed)
+    shown.append(painted - pressed)
     time.sleep(PROBE_GAP_S)  # let the app settle to idle before the next prompt
 
 
@@ -195,7 +206,7 @@ def report(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=24)
+    parser.add_argument("--rounds", type=int, default=40, help="half of them with kitty Esc")
     rounds = parser.parse_args().rounds
     print(machine(), flush=True)
     results = {"picode": Samples(), "bare": Samples()}
@@ -209,19 +220,24 @@ def main() -> None:
             for terminal in terminals.values():
                 terminal.render = False  # bytes are searched; the screen is not needed
             for terminal in terminals.values():
-                one_round(terminal, wire, Samples())  # the first request imports the SDK
-            for _ in range(rounds):
+                one_round(terminal, wire, Samples(), False)  # the first request imports the SDK
+            for index in range(rounds):
                 for name, terminal in terminals.items():
-                    one_round(terminal, wire, results[name])
+                    one_round(terminal, wire, results[name], kitty=index % 2 == 1)
         finally:
             for terminal in terminals.values():
                 terminal.close()
     picode, bare = results["picode"], results["bare"]
-    print(f"{rounds} rounds; ESCDELAY 10 ms; reply {REPLY_PIECES * 32 // 1024} kB in ~2 s")
+    print(
+        f"{rounds} rounds (Esc: half legacy ESC byte, half kitty CSI 27 u); ESCDELAY 10 ms; "
+        f"reply {REPLY_PIECES * 32 // 1024} kB in ~2 s"
+    )
     report("Enter → request", lambda s: s.enter_request, picode, bare, None)
     report("key → echo (streaming)", lambda s: s.echo, picode, bare, TARGETS["echo"])
     report("Esc → closed", lambda s: s.esc_closed, picode, bare, TARGETS["esc_closed"])
     report("Esc → painted", lambda s: s.esc_painted, picode, bare, None)
+    report("kitty Esc → closed", lambda s: s.kitty_closed, picode, bare, TARGETS["esc_closed"])
+    report("kitty Esc → painted", lambda s: s.kitty_painted, picode, bare, None)
 
 
 if __name__ == "__main__":
