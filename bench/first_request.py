@@ -7,7 +7,9 @@ Each run starts picode afresh (new home, new server script), waits for the promp
 the first frame, types ``hello`` and Enter at once, and times until the reply's first word
 is written to the terminal. Reported: launch → first frame, Enter → first token and
 launch → first token. The baseline, in the same run (alternating): a fresh
-``python -c "import <sdk>"``; the target is launch → first token ≤ that + 0.3 s.
+``python -c "import <sdk>"``; the target is ≤ that + 0.3 s, checked for both Enter → token
+and launch → token (the first frame, about 0.25 s on an idle machine, comes before the
+import starts by design, so launch → token includes it).
 """
 
 from __future__ import annotations
@@ -91,13 +93,15 @@ def main() -> None:
                 frames.append(frame)
                 enter.append(after_enter)
                 launch.append(total)
-            base, total_summary = Summary.of(baseline), Summary.of(launch)
-            met = total_summary.median <= base.median + MARGIN_S
+            base = Summary.of(baseline)
+            target = base.median + MARGIN_S
+            after_enter, total = Summary.of(enter), Summary.of(launch)
             print(
                 f"{api.name:21s} `{SDK_IMPORT[api.name]}` {fmt(base)} | first frame "
-                f"{fmt(Summary.of(frames))} | Enter → token {fmt(Summary.of(enter))} | "
-                f"launch → token {fmt(total_summary)} | target ≤ import + 300 ms "
-                f"({(base.median + MARGIN_S) * 1e3:.0f} ms): {verdict(met)} | n={args.runs}",
+                f"{fmt(Summary.of(frames))} | Enter → token {fmt(after_enter)} "
+                f"({verdict(after_enter.median <= target)}) | launch → token {fmt(total)} "
+                f"({verdict(total.median <= target)}) | target import + 300 ms = "
+                f"{target * 1e3:.0f} ms | n={args.runs}",
                 flush=True,
             )
 
