@@ -1,5 +1,5 @@
 """Helpers shared by the TUI benches that measure one thing per fresh interpreter
-(``tui_memory.py``, ``tui_resume.py``)."""
+(``tui_memory.py``, ``tui_resume.py``, ``tui_first_frame.py``, ``mcp_client.py``)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,24 @@ from pathlib import Path
 from typing import Any
 
 TIMEOUT_S = 120.0
+
+#: The real command: cli.main → launch → quick view → app, with the app's ``run`` wrapped to
+#: run headless and quit on its first frame (the full configuration loads after it). The
+#: wrapper imports the app module first; the process imports the same modules either way.
+FIRST_FRAME_CLI = """
+import sys
+from picode.tui import app as tui_app
+
+interactive_run = tui_app.PicodeApp.run
+
+def first_frame_only(self, *args, **kwargs):
+    self.config.exit_after_first_frame = True
+    return interactive_run(self, headless=True, size=(100, 30))
+
+tui_app.PicodeApp.run = first_frame_only
+from picode.cli import main
+sys.exit(main([]))
+"""
 
 
 async def wait_for(condition: Any, what: str, poll: float = 0.002) -> None:

@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 from _stats import Summary, fmt, iqr, machine
+from _tui import FIRST_FRAME_CLI
 
 SERVER = Path(__file__).with_name("_mcp_echo_server.py")
-CLI = "import sys; from picode.cli import main; sys.exit(main([]))"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
@@ -49,9 +49,11 @@ def home_with(servers: int) -> str:
 
 
 def first_frame(home: str) -> float:
-    env = {**ENV, "PICODE_HOME": home, "PICODE_BENCH_FIRST_FRAME": "1"}
+    env = {**ENV, "PICODE_HOME": home}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", CLI], check=True, capture_output=True, env=env)
+    subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME_CLI], check=True, capture_output=True, env=env
+    )
     return time.perf_counter() - start
 
 

@@ -26,6 +26,7 @@ import tempfile
 import time
 
 from _stats import Summary, fmt, iqr, machine, verdict
+from _tui import FIRST_FRAME_CLI
 
 BASELINE = "import textual.app"
 
@@ -72,23 +73,7 @@ assert app.return_code == 0, app.return_code
 """
 
 
-#: The real command: cli.main → launch → quick view → app, with the app's ``run`` wrapped to
-#: run headless and quit on its first frame (the full configuration loads after it). The
-#: wrapper imports the app module first; the process imports the same modules either way.
-CLI = """
-import sys
-from picode.tui import app as tui_app
-
-interactive_run = tui_app.PicodeApp.run
-
-def first_frame_only(self, *args, **kwargs):
-    self.config.exit_after_first_frame = True
-    return interactive_run(self, headless=True, size=(100, 30))
-
-tui_app.PicodeApp.run = first_frame_only
-from picode.cli import main
-sys.exit(main([]))
-"""
+CLI = FIRST_FRAME_CLI
 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 HOME = tempfile.mkdtemp(prefix="picode-bench-home-")

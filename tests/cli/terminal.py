@@ -56,19 +56,27 @@ class Terminal:
         env: Mapping[str, str],
         columns: int = COLUMNS,
         lines: int = LINES,
+        command: Sequence[str] = PICODE,
     ) -> None:
+        """``command`` is what runs with ``args``: ``python -m picode`` unless a bench
+        names the installed console script or another app."""
         self.screen = pyte.Screen(columns, lines)
         self._stream = pyte.ByteStream(self.screen)
         self._changed = threading.Condition()
         self._closed = False
         #: Every byte the child wrote: what scrolled away or came after the app left.
         self.output = bytearray()
+        #: (monotonic time, length of ``output`` after it) for every read: when bytes came.
+        self.arrivals: list[tuple[float, int]] = []
+        #: Off, the screen is not kept up to date: a bench timing bytes keeps the reader
+        #: from spending CPU on rendering what it does not look at.
+        self.render = True
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
         self._master = master
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _BECOME_PICODE, *PICODE, *args],
+                [sys.executable, "-c", _BECOME_PICODE, *command, *args],
                 cwd=cwd,
                 env={
                     **env,
@@ -101,10 +109,13 @@ class Terminal:
                 data = os.read(self._master, 65536)
             except OSError:  # EIO: every slave descriptor is closed, the child is gone
                 data = b""
+            now = time.monotonic()
             with self._changed:
                 if data:
                     self.output += data
-                    self._stream.feed(data)
+                    self.arrivals.append((now, len(self.output)))
+                    if self.render:
+                        self._stream.feed(data)
                 else:
                     self._closed = True
                 self._changed.notify_all()
@@ -127,6 +138,24 @@ class Terminal:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._closed:
                     return None
+                self._changed.wait(remaining)
+
+    def wait_for_bytes(self, token: bytes, since: int, timeout: float = WAIT_TIMEOUT) -> float:
+        """When ``token`` arrived in the output after offset ``since`` (monotonic time of
+        the read that completed it); fails on timeout or exit."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                found = self.output.find(token, since)
+                if found >= 0:
+                    end = found + len(token)
+                    return next(at for at, length in self.arrivals if length >= end)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._closed:
+                    raise AssertionError(
+                        f"no {token!r} in the output after byte {since} "
+                        f"({'exited' if self._closed else 'timed out'})"
+                    )
                 self._changed.wait(remaining)
 
     def wait_until(

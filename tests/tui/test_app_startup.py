@@ -20,6 +20,15 @@ from picode.tui.widgets.notice import NoticeView, WelcomeView
 from .conftest import SIZE, TuiHarness, run, type_text, wait_until
 
 FAKE_SDK = "tests.tui.fake_provider_module"
+SLOW_SDK = "tests.tui.slow_provider_module"
+
+
+def serve_api_with(monkeypatch: pytest.MonkeyPatch, api: str, module: str) -> None:
+    """Name ``module`` as the provider module of ``api``, not imported yet."""
+    from picode.ai import stream
+
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    monkeypatch.setitem(stream.PROVIDER_MODULES, api, module)
 
 
 def test_importing_the_app_loads_no_provider_sdk() -> None:
@@ -94,6 +103,57 @@ def test_provider_sdk_is_warmed_after_the_first_frame(
             await wait_until(pilot, lambda: FAKE_SDK in sys.modules, what="SDK warmed")
 
     run(scenario())
+
+
+def test_switching_to_another_provider_prepares_it_at_once(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serve_api_with(monkeypatch, "openai-responses", FAKE_SDK)
+    app = tui.app(tui.faux(), warm_provider=True)
+
+    def prepared() -> list[str]:
+        module = sys.modules.get(FAKE_SDK)  # imported afresh by the warm-up
+        return list(module.PREPARED) if module is not None else []
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None, what="the session")
+            await pilot.pause()
+            assert FAKE_SDK not in sys.modules  # the faux model needs no SDK
+            await type_text(pilot, "/model openai/gpt-5")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "openai/gpt-5" in prepared(), what="prepared")
+            assert app.session is not None and app.session.model.ref == "openai/gpt-5"
+
+    run(scenario())
+
+
+def test_a_message_sent_before_the_provider_is_loaded_says_so_until_it_is(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.tui.fake_provider_module import GATE
+
+    faux = tui.faux(text_turn("answer"))
+    serve_api_with(monkeypatch, faux.model.api, SLOW_SDK)
+    GATE.clear()
+    app = tui.app(faux, warm_provider=True)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None, what="the session")
+            await type_text(pilot, "hello")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: faux.requests, what="the message sent")
+            assert "Loading the" in app.status.render().plain
+            GATE.set()
+            await wait_until(
+                pilot, lambda: "Loading the" not in app.status.render().plain, what="cleared"
+            )
+
+    try:
+        run(scenario())
+    finally:
+        GATE.set()  # never leave the import thread waiting
 
 
 def test_warnings_and_an_initial_prompt_from_the_command_line(tui: TuiHarness) -> None:

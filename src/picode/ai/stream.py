@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from picode.ai.builder import Produce, run_provider
+from picode.ai.builder import Produce, import_provider, run_provider
 from picode.ai.models import Model, ThinkingLevel
 
 if TYPE_CHECKING:
@@ -84,3 +84,19 @@ def stream_simple(
 def provider_module(api: str) -> str | None:
     """The module that serves ``api``, for warming its import in the background."""
     return PROVIDER_MODULES.get(api)
+
+
+async def prepare_provider(model: Model, options: StreamOptions) -> None:
+    """Import ``model``'s provider (and so its SDK) and build its HTTP client now, off the
+    event loop, so the first request starts at once. Does nothing for APIs served by a
+    registered function. A failure here (a missing key, a broken SDK) is left for that
+    request to report."""
+    if model.api in _registered:
+        return
+    module_name = PROVIDER_MODULES.get(model.api)
+    if module_name is None:
+        return
+    module = await import_provider(module_name)
+    prepare = getattr(module, "prepare", None)
+    if prepare is not None:
+        await prepare(model, options)

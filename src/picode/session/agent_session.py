@@ -34,7 +34,7 @@ from picode.ai.models import (
     ThinkingLevel,
     next_thinking_level,
 )
-from picode.ai.stream import StreamOptions
+from picode.ai.stream import StreamOptions, prepare_provider
 from picode.ai.text_repair import repair_text
 from picode.ai.types import (
     AssistantMessage,
@@ -221,6 +221,15 @@ class AgentSession:
             append=self.options.append_system_prompt,
             project_trusted=self.options.project_trusted,
         )
+
+    async def prepare_provider(self) -> None:
+        """Get the current model's provider ready (SDK imported, client built) before the
+        first request needs it; a failure is left for that request to report."""
+        model = self.model
+        try:
+            await prepare_provider(model, self._stream_options(model))
+        except Exception:
+            log.debug("preparing %s failed", model.api, exc_info=True)
 
     def _stream_options(self, model: Model) -> StreamOptions:
         return StreamOptions(

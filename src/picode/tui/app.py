@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from picode.tui.controllers.completion import CompletionController
     from picode.tui.controllers.router import EventRouter
     from picode.tui.controllers.trust import TrustController
+    from picode.tui.controllers.warmup import ProviderWarmup
     from picode.tui.widgets.editor import PromptEditor
 
 log = logging.getLogger(__name__)
@@ -200,11 +201,17 @@ class PicodeApp(App[int]):
         await self._mount_editor()
         self._start_completion()
         if self.config.warm_provider:
-            from picode.tui.controllers.warmup import warm_provider
-
-            work = warm_provider(self.config.model.api)
-            self.run_worker(work, name="warm-provider", exit_on_error=False)
+            self.warmup.start(self.config.model.api)
         self.run_worker(self._open_session(), name="open-session", exit_on_error=False)
+
+    @cached_property
+    def warmup(self) -> ProviderWarmup:
+        from picode.tui.controllers.warmup import ProviderWarmup
+
+        return ProviderWarmup(
+            lambda work: self.run_worker(work, group="warm-up", exit_on_error=False),
+            self.status,
+        )
 
     @cached_property
     def editor(self) -> PromptEditor:
@@ -276,6 +283,9 @@ class PicodeApp(App[int]):
             self.transcript.remove_entry(note)
         self._failure_notes.clear()
         self._unsubscribe.append(session.subscribe(router.handle))
+        if config.warm_provider:
+            self.warmup.prepare(session)
+            self._unsubscribe.append(self.warmup.follow(session))
         self.commands.sync_extensions(session)
         self.approvals.attach(session)
         self.history.show_tail()
@@ -438,6 +448,7 @@ class PicodeApp(App[int]):
         router = self.router
         assert router is not None  # built before the session is published
         seen_before = router.user_messages
+        self.warmup.announce(session.model)
         try:
             await session.prompt(text, attachments)
         except AgentBusyError:

@@ -58,6 +58,11 @@ async def produce(
             state.handle(event)
 
 
+async def prepare(model: Model, options: StreamOptions) -> None:
+    """Build the client ahead of the first request (see ``picode.ai.stream.prepare_provider``)."""
+    await _client(model, options)
+
+
 async def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
     settings = client_settings(model, options)
 

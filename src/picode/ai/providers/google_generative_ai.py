@@ -94,6 +94,11 @@ def _silence_unknown_enum_warnings() -> None:
     )
 
 
+async def prepare(model: Model, options: StreamOptions) -> None:
+    """Build the client ahead of the first request (see ``picode.ai.stream.prepare_provider``)."""
+    await _client(model, options)
+
+
 async def _client(model: Model, options: StreamOptions) -> genai.Client:
     settings = client_settings(model, options)
     headers = dict(settings.headers)

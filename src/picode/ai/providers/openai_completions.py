@@ -77,6 +77,11 @@ async def produce(
     state.finish()
 
 
+async def prepare(model: Model, options: StreamOptions) -> None:
+    """Build the client ahead of the first request (see ``picode.ai.stream.prepare_provider``)."""
+    await _client(model, options)
+
+
 async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
     local = is_local_url(base_url_for(model, options))
     settings = client_settings(model, options, key_required=not local)

@@ -55,6 +55,11 @@ async def produce(
             out.fail(error_text(exc.body))
 
 
+async def prepare(model: Model, options: StreamOptions) -> None:
+    """Build the client ahead of the first request (see ``picode.ai.stream.prepare_provider``)."""
+    await _client(model, options)
+
+
 async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
     settings = client_settings(model, options)
 

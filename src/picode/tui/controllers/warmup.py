@@ -1,26 +1,100 @@
 """Start-up work after the first frame: the provider SDK imported in the background so the
-first request does not wait, and long-lived objects kept out of the garbage collector's way."""
+first request does not wait, its HTTP client built once the session is open, the same at
+once for a provider chosen later, and long-lived objects kept out of the garbage
+collector's way."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from picode.ai.models import Model
+    from picode.session.agent_session import AgentSession
+    from picode.session.events import AnySessionEvent
+    from picode.tui.widgets.status import StatusLine
 
 log = logging.getLogger(__name__)
 
+LOADING_TEXT = "Loading the {provider} provider… your message goes out when it is ready"
 
-async def warm_provider(api: str) -> None:
-    from picode.ai.builder import import_provider
-    from picode.ai.stream import provider_module
+Run = Callable[[Coroutine[Any, Any, None]], object]
 
-    module = provider_module(api)
-    if module is not None:
+
+class ProviderWarmup:
+    """One background import per wire API, and a client built for the session's model.
+
+    The SDK import holds the interpreter for a second or two; done in a worker thread it
+    overlaps with the rest of start-up instead of following Enter. A message sent before
+    it is done says so in the status line (no silent wait)."""
+
+    def __init__(self, run: Run, status: StatusLine) -> None:
+        self._run = run
+        self._status = status
+        self._imported: dict[str, asyncio.Event] = {}
+
+    def start(self, api: str) -> None:
+        """Import the SDK serving ``api`` (the model is known before the session opens)."""
+        if api in self._imported:
+            return
+        self._imported[api] = asyncio.Event()
+        self._run(self._import(api))
+
+    def prepare(self, session: AgentSession) -> None:
+        """The session's current provider: its SDK (unless under way) and its client."""
+        api = session.model.api
+        self.start(api)
+        self._run(self._prepare(session, api))
+
+    def follow(self, session: AgentSession) -> Callable[[], None]:
+        """Prepare each provider the session switches to (``/model``, ``ctrl+p``) at once."""
+        from picode.session.events import ModelChanged
+
+        def on_event(event: AnySessionEvent) -> None:
+            if isinstance(event, ModelChanged):
+                self.prepare(session)
+
+        return session.subscribe(on_event)
+
+    def ready(self, api: str) -> bool:
+        """False while the SDK for ``api`` is still being imported."""
+        imported = self._imported.get(api)
+        return imported is None or imported.is_set()
+
+    def announce(self, model: Model) -> None:
+        """A message goes out before its provider is loaded: say so until it is."""
+        if self.ready(model.api):
+            return
+        text = LOADING_TEXT.format(provider=model.provider)
+        self._status.set_notice(text)
+        self._run(self._clear_when_ready(model.api, text))
+
+    async def _import(self, api: str) -> None:
+        from picode.ai.builder import import_provider
+        from picode.ai.stream import provider_module
+
+        module = provider_module(api)
         try:
-            await import_provider(module)
+            if module is not None:
+                await import_provider(module)
+                freeze_long_lived_objects()  # the SDK's modules: the largest set after start-up
         except Exception:  # the first request reports it properly
             log.debug("warming %s failed", module, exc_info=True)
-            return
-        freeze_long_lived_objects()  # the SDK's modules: the largest set after start-up
+        finally:
+            self._imported[api].set()
+
+    async def _prepare(self, session: AgentSession, api: str) -> None:
+        await self._imported[api].wait()
+        await session.prepare_provider()
+
+    async def _clear_when_ready(self, api: str, text: str) -> None:
+        await self._imported[api].wait()
+        notice = self._status.notice
+        if notice is not None and notice[0] == text:
+            self._status.set_notice(None)
 
 
 def freeze_long_lived_objects() -> None:

@@ -123,6 +123,19 @@ class PromptEditor(TextArea):
             key in ("up", "down") and self._at_edge(key) and self._recall(-1 if key == "up" else 1)
         ):
             self._consume(event)
+        elif (action := self._own_action(key)) is not None:
+            # Textual runs a widget's binding only once the key has bubbled up to the app,
+            # one message hop per ancestor, while a key typed right after it (already in
+            # this queue) is inserted at once: "left" then "b" arriving together made "acb".
+            # Run here, the keys take effect in the order they were typed.
+            self._consume(event)
+            await self.run_action(action)
+
+    def _own_action(self, key: str) -> str | None:
+        """The action this widget binds ``key`` to (the app's own keys never get here:
+        they are priority bindings, handled before the key reaches the focused widget)."""
+        bindings = self._bindings.key_to_bindings.get(key)
+        return bindings[0].action if bindings else None
 
     def _at_edge(self, key: str) -> bool:
         row = self.cursor_location[0]

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.selection import Selection
 from textual.strip import Strip
@@ -144,7 +144,13 @@ class MarkdownView(Widget):
             if y >= settled:
                 self._strips.discard(y)
         after = len(self._lines) + len(self._live_lines or [])
-        self.refresh(layout=after != before or not self._width)
+        if not self._width:
+            self.refresh(layout=True)
+            return
+        # Only the rows from the first unsettled one down: Textual keeps its styled copy
+        # of the others, so a frame of a streaming reply does not restyle the whole reply.
+        changed = Region(0, settled, max(1, self.size.width), max(1, max(before, after) - settled))
+        self.refresh(changed, layout=after != before)
 
     # --- layout and drawing ---------------------------------------------------------------
 
@@ -235,7 +241,9 @@ class FlushMarkdown(Message, bubble=False):
 class StreamingMarkdown(MarkdownView):
     """A reply that grows by fragments. ``feed`` only buffers (the event router must stay
     cheap); the buffer is parsed and drawn at most once per ``FLUSH_INTERVAL``, and less
-    often if rendering takes longer than half of that."""
+    often when parsing and painting the frame that shows it take longer than half of that:
+    the event loop stays free at least as long as it was busy, so a key typed while a reply
+    streams is echoed in the next frame instead of after a queue of reply frames."""
 
     def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -246,6 +254,8 @@ class StreamingMarkdown(MarkdownView):
         self._live_start = 0
         self._buffer: list[str] = []
         self._flush_posted = False
+        #: A flush is waiting for the frame that shows it: the next one is timed from it.
+        self._painting = False
         self._timer: Timer | None = None
         self._next_flush = 0.0
         self._finished = False
@@ -285,8 +295,11 @@ class StreamingMarkdown(MarkdownView):
 
     def _on_flush_markdown(self, message: FlushMarkdown) -> None:
         self._flush_posted = False
-        if self._finished or self._timer is not None:
+        if self._finished or self._timer is not None or self._painting:
             return
+        self._flush_when_due()
+
+    def _flush_when_due(self) -> None:
         wait = self._next_flush - time.monotonic()
         if wait > 0:
             self._timer = self.set_timer(wait, self._on_timer)
@@ -306,8 +319,15 @@ class StreamingMarkdown(MarkdownView):
         self._take_buffer()
         self._advance(final=False)
         self._changed()
+        self._painting = True
+        self.call_after_refresh(self._painted, started)
+
+    def _painted(self, started: float) -> None:
+        self._painting = False
         spent = time.monotonic() - started
         self._next_flush = started + max(FLUSH_INTERVAL, 2 * spent)
+        if self._buffer and not self._finished and self._timer is None:
+            self._flush_when_due()
 
     def _take_buffer(self) -> None:
         if self._buffer:
