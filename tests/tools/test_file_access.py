@@ -77,3 +77,12 @@ def test_coding_tools_hand_the_access_to_the_file_tools(tmp_path: Path) -> None:
     run(tools["write"], path="b.py", content="new\n")
     assert files.writes == [target, tmp_path / "b.py"]
     assert files.buffers[target] == "edited\n"
+
+
+def test_the_streamed_edit_check_stays_out_of_files_it_cannot_see(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("on disk\n")
+    buffered = EditTool(tmp_path, BufferFiles({})).streaming_check()
+    on_disk = EditTool(tmp_path).streaming_check()
+    arguments = {"path": "a.py", "old_text": "only in the buffer", "new_text": "x"}
+    assert on_disk.check(0, arguments, []) is not None
+    assert buffered.check(0, arguments, []) is None

@@ -27,7 +27,7 @@ from picode.tools._diff import unified_diff
 from picode.tools._files import UTF8_BOM
 from picode.tools._fuzzy import MAX_REPORTED_MATCHES, closest_candidates, find_matches
 from picode.tools._paths import cut_line, display_path, missing_path_error, resolve_path
-from picode.tools.file_access import DISK, FileAccess
+from picode.tools.file_access import DISK, DiskFiles, FileAccess
 
 DESCRIPTION = """\
 Edit an existing file by replacing old_text with new_text. old_text must match exactly one \
@@ -103,8 +103,11 @@ class EditTool(BaseTool):
         self.files = files
 
     def streaming_check(self) -> StreamingCheck:
-        from picode.tools.edit_check import EditStreamCheck
+        from picode.tools.edit_check import EditStreamCheck, NoStreamCheck
 
+        # The check reads the disk; files held elsewhere (an editor's buffers) may differ.
+        if not isinstance(self.files, DiskFiles):
+            return NoStreamCheck()
         return EditStreamCheck(self.cwd)
 
     async def run(self, args: EditParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
