@@ -10,11 +10,11 @@ import asyncio
 import dataclasses
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp import RequestError, run_agent
+from acp import RequestError, helpers, run_agent
 from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 from acp.schema import (
     AgentCapabilities,
@@ -64,13 +64,26 @@ PERMISSION_OPTIONS = [
 
 
 def run_acp(options: Any) -> int:
-    asyncio.run(serve(options))
+    try:
+        asyncio.run(serve(options))
+    except StdioError as exc:
+        warn(str(exc))
+        return 1
     return 0
+
+
+class StdioError(Exception):
+    """stdin/stdout cannot carry the protocol (a regular file, say, instead of a pipe)."""
 
 
 async def serve(options: Any) -> None:
     agent = PicodeAcpAgent(options)
-    reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    try:
+        reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    except (OSError, ValueError) as exc:
+        raise StdioError(
+            f"acp mode talks to its client over pipes on stdin and stdout: {exc}"
+        ) from None
     try:
         await run_agent(agent, LineTransport(reader, writer))  # type: ignore[arg-type]
     finally:
@@ -83,11 +96,10 @@ class Hosted:
 
     session_id: str
     session: Any
+    cwd: Path
     changes: FileChanges
-    files: FileAccess
     #: A prompt is being handled (set before its first await, unlike the session's own flag).
     prompting: bool = False
-    cwd: Path = field(default_factory=Path)
 
 
 class PicodeAcpAgent:
@@ -208,7 +220,7 @@ class PicodeAcpAgent:
             )
         header = session.session_header()
         session_id = header["id"] if header else f"unsaved-{len(self.sessions) + 1}"
-        hosted = Hosted(session_id, session, FileChanges(files, folder), files, cwd=folder)
+        hosted = Hosted(session_id, session, folder, FileChanges(files, folder))
         if isinstance(files, ClientFiles):
             files.session_id = session_id
         holder.append(hosted)
@@ -316,8 +328,6 @@ class PicodeAcpAgent:
 
 
 def _preview(text: str) -> list[Any]:
-    from acp import helpers
-
     return [helpers.tool_content(helpers.text_block(text))] if text else []
 
 

@@ -15,7 +15,6 @@ from acp import helpers
 from acp.schema import (
     ContentToolCallContent,
     FileEditToolCallContent,
-    SessionNotification,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
@@ -155,7 +154,3 @@ def _user_updates(message: UserMessage) -> Iterator[Update]:
             yield helpers.update_user_message(
                 helpers.image_block(block.data_base64, block.mime_type)
             )
-
-
-def notification(session_id: str, update: Update) -> SessionNotification:
-    return SessionNotification(session_id=session_id, update=update)
