@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,13 @@ from tests.cli.harness import PICODE, PicodeEnv
 from tests.wire.server import WireServer
 
 TIMEOUT = 60.0
+
+
+@dataclass
+class Terminal:
+    process: asyncio.subprocess.Process
+    output: bytearray
+    reader: asyncio.Future[None]
 
 
 class RecordingClient:
@@ -32,6 +40,9 @@ class RecordingClient:
         self.buffers = dict(buffers or {})
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
+        self.terminals: dict[str, Terminal] = {}
+        self.commands: list[list[str]] = []
+        self.released: list[str] = []
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append(update)
@@ -62,6 +73,57 @@ class RecordingClient:
         self.writes.append((path, content))
         self.buffers[path] = content
         return WriteTextFileResponse()
+
+    # --- the editor's terminals: real processes, output kept in memory -------------------
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        **_: Any,
+    ) -> Any:
+        from acp.schema import CreateTerminalResponse
+
+        process = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=cwd,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        terminal_id = f"term-{len(self.terminals) + 1}"
+        output = bytearray()
+
+        async def collect() -> None:
+            assert process.stdout is not None
+            while chunk := await process.stdout.read(4096):
+                output.extend(chunk)
+
+        self.terminals[terminal_id] = Terminal(process, output, asyncio.ensure_future(collect()))
+        self.commands.append([command, *(args or [])])
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        from acp.schema import WaitForTerminalExitResponse
+
+        terminal = self.terminals[terminal_id]
+        code = await terminal.process.wait()
+        await terminal.reader
+        return WaitForTerminalExitResponse(exit_code=code if code >= 0 else None)
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        from acp.schema import TerminalOutputResponse
+
+        terminal = self.terminals[terminal_id]
+        return TerminalOutputResponse(output=terminal.output.decode(), truncated=False)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        self.terminals[terminal_id].process.kill()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        self.released.append(terminal_id)
 
     async def wait_until(self, found: Callable[[Any], bool]) -> Any:
         """The first update (recorded so far or still to come) for which ``found`` holds."""
@@ -98,14 +160,15 @@ async def connect(
     client: RecordingClient,
     *args: str,
     fs: bool = False,
+    terminal: bool = False,
 ) -> AsyncIterator[Any]:
     """A fresh ``picode --mode acp``, initialized: the connection and the initialize answer
-    (``fs``: the client declares its file system)."""
+    (``fs``, ``terminal``: the client declares its file system, its terminals)."""
     from acp import PROTOCOL_VERSION, spawn_agent_process
     from acp.schema import ClientCapabilities, FileSystemCapabilities
 
     capabilities = ClientCapabilities(
-        fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
+        fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs), terminal=terminal
     )
     command, *rest = PICODE
     async with spawn_agent_process(

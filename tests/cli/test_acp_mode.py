@@ -133,6 +133,58 @@ def test_bash_output_streams_while_the_command_runs(wire: WireServer, picode: Pi
     assert "started\nfinished" in finished.content[0].content.text
 
 
+def test_bash_runs_in_the_editor_terminal_when_offered(wire: WireServer, picode: PicodeEnv) -> None:
+    api = point_at(wire, picode)
+    wire.enqueue(
+        api.tool_call("call_t", "bash", {"command": "echo in the editor; exit 3"}),
+        api.text("It failed."),
+    )
+    client = RecordingClient()
+
+    async def script() -> Any:
+        async with connect(picode, client, "--model", api.model, terminal=True) as (conn, _):
+            session_id = (await new_session(conn, picode.project)).session_id
+            return await prompt(conn, session_id, "run it")
+
+    assert asyncio.run(script()).stop_reason == "end_turn"
+    (command,) = client.commands
+    assert command[-1].endswith("echo in the editor; exit 3")
+    assert client.released == ["term-1"]
+    finished = client.of_kind("tool_call_update")[-1]
+    assert finished.status == "failed"
+    assert [(part.type, part.terminal_id) for part in finished.content] == [("terminal", "term-1")]
+    sent = wire.requests[1].body.decode()
+    assert "in the editor" in sent and "Exit code: 3" in sent
+
+
+def test_cancel_kills_the_command_in_the_editor_terminal(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = point_at(wire, picode)
+    command = "while true; do sleep 0.05; done"
+    wire.enqueue(api.tool_call("call_loop", "bash", {"command": command}))
+    client = RecordingClient()
+
+    def embeds_terminal(update: Any) -> bool:
+        return update.session_update == "tool_call_update" and any(
+            part.type == "terminal" for part in update.content or []
+        )
+
+    async def script() -> Any:
+        async with connect(picode, client, "--model", api.model, terminal=True) as (conn, _):
+            session_id = (await new_session(conn, picode.project)).session_id
+            running = asyncio.ensure_future(prompt(conn, session_id, "loop"))
+            await client.wait_until(embeds_terminal)
+            await conn.cancel(session_id=session_id)
+            response = await running
+            code = await asyncio.wait_for(client.terminals["term-1"].process.wait(), TIMEOUT)
+            return response, code
+
+    response, code = asyncio.run(script())
+    assert response.stop_reason == "cancelled"
+    assert code < 0, "the editor's command must be killed"
+
+
 def test_set_mode_then_permission_asks_reject_and_allow(
     wire: WireServer, picode: PicodeEnv
 ) -> None:

@@ -10,29 +10,30 @@ from __future__ import annotations
 import asyncio
 import io
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from acp import RequestError
 
 from picode.agent.tool import ToolError
+from picode.modes.acp.link import SessionLink
 from picode.tools import DISK
 from picode.tools._files import SNIFF_BYTES, binary_reason
 from picode.tools.read import image_mime_type
 
 
 class ClientFiles:
-    def __init__(self, conn: Any, *, read: bool, write: bool) -> None:
-        self.conn = conn
+    def __init__(self, link: SessionLink, *, read: bool, write: bool) -> None:
+        self.link = link
         self.reads_through = read
         self.writes_through = write
-        #: Set once the session is open: every fs request names it.
-        self.session_id = ""
 
     async def open_read(self, path: Path) -> BinaryIO:
         if not self.reads_through or not await asyncio.to_thread(_text_or_absent, path):
             return await DISK.open_read(path)
         try:
-            response = await self.conn.read_text_file(session_id=self.session_id, path=str(path))
+            response = await self.link.conn.read_text_file(
+                session_id=self.link.session_id, path=str(path)
+            )
         except RequestError as exc:
             raise ToolError(f"The editor could not read {path}: {_why(exc)}") from None
         return io.BytesIO(response.content.encode("utf-8"))
@@ -43,8 +44,8 @@ class ClientFiles:
         created = not await asyncio.to_thread(path.exists)
         text = data.decode("utf-8", "replace")
         try:
-            await self.conn.write_text_file(
-                session_id=self.session_id, path=str(path), content=text
+            await self.link.conn.write_text_file(
+                session_id=self.link.session_id, path=str(path), content=text
             )
         except RequestError as exc:
             raise ToolError(f"The editor could not write {path}: {_why(exc)}") from None

@@ -37,12 +37,15 @@ from acp.schema import (
 from acp.stdio import stdio_streams
 
 from picode.agent.events import ToolExecutionEnd, ToolExecutionStart
+from picode.ai.types import AssistantMessage
 from picode.modes.acp import session_config
 from picode.modes.acp.auth import auth_methods, require_key
 from picode.modes.acp.changes import CHANGING_TOOLS, FileChanges
 from picode.modes.acp.files import ClientFiles
+from picode.modes.acp.link import SessionLink
 from picode.modes.acp.outbox import Outbox
 from picode.modes.acp.prompt import prompt_parts
+from picode.modes.acp.terminal import ClientTerminalBash
 from picode.modes.acp.transport import LineTransport
 from picode.modes.acp.updates import event_to_update, history_updates, tool_finished, tool_started
 from picode.modes.output import warn
@@ -100,6 +103,8 @@ class Hosted:
     changes: FileChanges
     #: A prompt is being handled (set before its first await, unlike the session's own flag).
     prompting: bool = False
+    #: session/cancel came during this prompt: it ends "cancelled", whatever ran last.
+    cancelled: bool = False
 
 
 class PicodeAcpAgent:
@@ -186,20 +191,16 @@ class PicodeAcpAgent:
         folder = Path(cwd)
         if not folder.is_absolute() or not await asyncio.to_thread(folder.is_dir):
             raise RequestError.invalid_params({"message": f"cwd {cwd!r} is not an absolute folder"})
-        files = self._file_access()
-        tools = coding_tools(
-            folder,
-            names=self.options.tools,
-            bash_timeout_s=self.options.settings.bash.default_timeout_s,
-            files=files,
-        )
+        link = SessionLink(self.conn)
+        files = self._file_access(link)
+        tools = self._tools(folder, link, files)
         holder: list[Hosted] = []
 
         async def approve(request: ApprovalRequest) -> ApprovalDecision:
             return await self._ask(holder[0], request)
 
-        # The tools are composed here (with the editor's file system when it offers one),
-        # so the session builds none of its own.
+        # The tools are composed here (with the editor's file system and terminal when it
+        # offers them), so the session builds none of its own.
         options = dataclasses.replace(
             self.options,
             cwd=folder,
@@ -221,20 +222,29 @@ class PicodeAcpAgent:
         header = session.session_header()
         session_id = header["id"] if header else f"unsaved-{len(self.sessions) + 1}"
         hosted = Hosted(session_id, session, folder, FileChanges(files, folder))
-        if isinstance(files, ClientFiles):
-            files.session_id = session_id
+        link.session_id = session_id
         holder.append(hosted)
         self.sessions[session_id] = hosted
         session.subscribe(lambda event: self._forward(hosted, event))
         return hosted
 
-    def _file_access(self) -> FileAccess:
+    def _file_access(self, link: SessionLink) -> FileAccess:
         fs = self.client.fs
         reads = bool(fs and fs.read_text_file)
         writes = bool(fs and fs.write_text_file)
         if reads or writes:
-            return ClientFiles(self.conn, read=reads, write=writes)
+            return ClientFiles(link, read=reads, write=writes)
         return DISK
+
+    def _tools(self, folder: Path, link: SessionLink, files: FileAccess) -> list[Any]:
+        timeout = self.options.settings.bash.default_timeout_s
+        tools = coding_tools(folder, names=self.options.tools, bash_timeout_s=timeout, files=files)
+        if not self.client.terminal:
+            return tools
+        return [
+            ClientTerminalBash(folder, link, timeout) if tool.name == "bash" else tool
+            for tool in tools
+        ]
 
     def _hosted(self, session_id: str) -> Hosted:
         hosted = self.sessions.get(session_id)
@@ -289,7 +299,7 @@ class PicodeAcpAgent:
             raise RequestError.invalid_request(
                 {"message": "a prompt is already running in this session; cancel it first"}
             )
-        hosted.prompting = True
+        hosted.prompting, hosted.cancelled = True, False
         try:
             return await self._run_prompt(hosted, prompt)
         finally:
@@ -310,8 +320,10 @@ class PicodeAcpAgent:
             raise RequestError.invalid_request({"message": str(exc)}) from None
         finally:
             await self.outbox.flush()
-        last = session.messages[-1] if session.messages else None
-        reason = getattr(last, "stop_reason", "stop")
+        last = next(
+            (m for m in reversed(session.messages) if isinstance(m, AssistantMessage)), None
+        )
+        reason = "aborted" if hosted.cancelled else getattr(last, "stop_reason", "stop")
         if reason == "error":
             message = getattr(last, "error_message", None) or "the model request failed"
             raise RequestError.internal_error({"message": message})
@@ -323,7 +335,8 @@ class PicodeAcpAgent:
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         hosted = self.sessions.get(session_id)
-        if hosted is not None:
+        if hosted is not None and hosted.prompting:
+            hosted.cancelled = True
             hosted.session.abort()
 
 

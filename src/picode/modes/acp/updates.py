@@ -15,6 +15,7 @@ from acp import helpers
 from acp.schema import (
     ContentToolCallContent,
     FileEditToolCallContent,
+    TerminalToolCallContent,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
@@ -34,10 +35,11 @@ from picode.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from picode.modes.acp.terminal import TERMINAL_ID
 from picode.tools._paths import resolve_path
 
 Update = Any  # one of the SessionNotification.update variants
-ToolContent = ContentToolCallContent | FileEditToolCallContent
+ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 
 TOOL_KINDS: dict[str, ToolKind] = {
     "read": "read",
@@ -64,6 +66,9 @@ def event_to_update(event: Any, cwd: Path) -> Update | None:
         case ToolExecutionStart(tool_call_id=call_id, tool_name=name, args=args):
             return tool_started(call_id, name, args, cwd, status="in_progress")
         case ToolExecutionUpdate(tool_call_id=call_id, partial=partial):
+            terminal = terminal_content(partial)
+            if terminal is not None:
+                return helpers.update_tool_call(call_id, content=terminal)
             # bash's output so far (its tail): each update replaces the last one.
             return helpers.update_tool_call(call_id, content=text_content(partial.content))
     return None
@@ -85,7 +90,9 @@ def tool_started(
 def tool_finished(
     call_id: str, result: ToolResult, failed: bool, diff: list[FileEditToolCallContent] | None
 ) -> ToolCallProgress:
-    content: list[ToolContent] = [*(diff or []), *(text_content(result.content) or [])]
+    # A command that ran in the editor's terminal shows there; its text would repeat it.
+    output = terminal_content(result) or text_content(result.content) or []
+    content: list[ToolContent] = [*(diff or []), *output]
     return helpers.update_tool_call(
         call_id, status="failed" if failed else "completed", content=content or None
     )
@@ -114,6 +121,12 @@ def tool_locations(args: Any, cwd: Path) -> list[ToolCallLocation] | None:
     offset = args.get("offset")
     line = offset if isinstance(offset, int) and offset > 0 else None
     return [ToolCallLocation(path=str(path), line=line)]
+
+
+def terminal_content(result: ToolResult) -> list[TerminalToolCallContent] | None:
+    details = result.details
+    terminal_id = details.get(TERMINAL_ID) if isinstance(details, dict) else None
+    return [helpers.tool_terminal_ref(terminal_id)] if isinstance(terminal_id, str) else None
 
 
 def text_content(blocks: Any) -> list[ContentToolCallContent] | None:
