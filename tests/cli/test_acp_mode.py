@@ -302,28 +302,39 @@ def test_model_and_thinking_are_session_options(wire: WireServer, picode: Picode
     from acp import RequestError
 
     api = point_at(wire, picode)
-    wire.enqueue(api.text("ok"))
+    wire.enqueue(api.text("thought"), api.text("switched"))
 
     async def script() -> Any:
         async with connect(picode, RecordingClient(), "--model", api.model) as (conn, _):
             session = await new_session(conn, picode.project)
+            session_id = session.session_id
             model = next(o for o in session.config_options if o.id == "model")
             assert model.current_value == api.model
+            with pytest.raises(RequestError, match="Invalid params") as level:
+                await conn.set_config_option(
+                    config_id="thinking", session_id=session_id, value="huge"
+                )
+            assert "off, minimal, low, medium, high, xhigh" in str(level.value.data)
+            await conn.set_config_option(config_id="thinking", session_id=session_id, value="high")
+            await prompt(conn, session_id, "think")
             other = next(o.value for o in model.options if o.value != api.model)
-            changed = await conn.set_config_option(
-                config_id="model", session_id=session.session_id, value=other
-            )
             with pytest.raises(RequestError, match="Invalid params"):
                 await conn.set_config_option(
-                    config_id="model", session_id=session.session_id, value="nope/none"
+                    config_id="model", session_id=session_id, value="nope/x"
                 )
-            await prompt(conn, session.session_id, "hi")
+            changed = await conn.set_config_option(
+                config_id="model", session_id=session_id, value=other
+            )
+            await prompt(conn, session_id, "switch")
             return other, changed
 
     other, changed = asyncio.run(script())
+    thinking, switched = wire.requests[0].json, wire.requests[1].json
+    assert thinking["model"] == api.model.split("/", 1)[1]
+    assert thinking["thinking"]["type"] in ("enabled", "adaptive")
     current = {option.id: option.current_value for option in changed.config_options}
     assert current["model"] == other
-    assert f'"model":"{other.split("/", 1)[1]}"' in wire.requests[0].body.decode().replace(" ", "")
+    assert switched["model"] == other.split("/", 1)[1]
 
 
 def test_a_missing_key_is_reported_as_authentication(picode: PicodeEnv) -> None:
