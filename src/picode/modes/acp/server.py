@@ -47,7 +47,13 @@ from picode.modes.acp.outbox import Outbox
 from picode.modes.acp.prompt import prompt_parts
 from picode.modes.acp.terminal import ClientTerminalBash
 from picode.modes.acp.transport import LineTransport
-from picode.modes.acp.updates import event_to_update, history_updates, tool_finished, tool_started
+from picode.modes.acp.updates import (
+    ToolContent,
+    event_to_update,
+    history_updates,
+    tool_finished,
+    tool_started,
+)
 from picode.modes.output import warn
 from picode.session.approval import ApprovalDecision, ApprovalRequest
 from picode.session.events import Notice
@@ -153,7 +159,7 @@ class PicodeAcpAgent:
         return NewSessionResponse(
             session_id=hosted.session_id,
             modes=session_config.mode_state(hosted.session),
-            config_options=session_config.config_options(hosted.session),  # type: ignore[arg-type]
+            config_options=session_config.config_options(hosted.session),
         )
 
     async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
@@ -167,7 +173,7 @@ class PicodeAcpAgent:
         await self.outbox.flush()
         return LoadSessionResponse(
             modes=session_config.mode_state(hosted.session),
-            config_options=session_config.config_options(hosted.session),  # type: ignore[arg-type]
+            config_options=session_config.config_options(hosted.session),
         )
 
     async def set_session_mode(
@@ -183,7 +189,7 @@ class PicodeAcpAgent:
         for warning in session_config.set_option(session, config_id, value):
             warn(warning)
         options = session_config.config_options(session)
-        return SetSessionConfigOptionResponse(config_options=options)  # type: ignore[arg-type]
+        return SetSessionConfigOptionResponse(config_options=options)
 
     async def _open(self, cwd: str, spec: str) -> Hosted:
         from picode.session.agent_session import AgentSession
@@ -272,14 +278,14 @@ class PicodeAcpAgent:
 
     async def _ask(self, hosted: Hosted, request: ApprovalRequest) -> ApprovalDecision:
         started = tool_started(request.call_id, request.tool_name, request.args, hosted.cwd)
-        content = hosted.changes.proposed(request.call_id)
+        content: list[ToolContent] = [*(hosted.changes.proposed(request.call_id) or [])]
         tool_call = ToolCallUpdate(
             tool_call_id=request.call_id,
             title=started.title,
             kind=started.kind,
             locations=started.locations,
             raw_input=request.args,
-            content=content or _preview(request.preview),  # type: ignore[arg-type]
+            content=content or _preview(request.preview),
         )
         # Updates sent before the ask must reach the client first (the call it is about).
         await self.outbox.flush()
@@ -340,7 +346,7 @@ class PicodeAcpAgent:
             hosted.session.abort()
 
 
-def _preview(text: str) -> list[Any]:
+def _preview(text: str) -> list[ToolContent]:
     return [helpers.tool_content(helpers.text_block(text))] if text else []
 
 

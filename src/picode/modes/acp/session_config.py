@@ -8,6 +8,7 @@ from typing import Any
 
 from acp import RequestError
 from acp.schema import (
+    SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionMode,
@@ -50,11 +51,11 @@ def set_mode(session: Any, mode_id: str) -> None:
     session.approval.policy = mode_id
 
 
-def config_options(session: Any) -> list[SessionConfigOptionSelect]:
+def config_options(session: Any) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
     models = session.available_models()
     if all(model.ref != session.model.ref for model in models):
         models = [session.model, *models]
-    options = [
+    options: list[SessionConfigOptionSelect | SessionConfigOptionBoolean] = [
         SessionConfigOptionSelect(
             id=MODEL_OPTION,
             name="Model",

@@ -48,7 +48,7 @@ class LineTransport:
                 continue
             problem = shape_problem(message)
             if problem is None:
-                return message  # type: ignore[no-any-return]
+                return dict(message)
             request_id = message.get("id") if isinstance(message, dict) else None
             if not isinstance(request_id, str | int):
                 request_id = None
