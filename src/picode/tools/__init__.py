@@ -1,7 +1,9 @@
 """Coding tools: read, bash, edit, write, grep, find, ls.
 
 Each tool is a class taking the session's working folder; paths given to a tool resolve
-against it and ``~`` expands. ``coding_tools`` builds a set of them.
+against it and ``~`` expands. ``coding_tools`` builds a set of them. read, write and edit
+reach file contents through a ``FileAccess`` (file_access.py): the disk unless a front end
+passes another.
 """
 
 from __future__ import annotations
@@ -12,28 +14,32 @@ from pathlib import Path
 from picode.agent.tool import AgentTool
 from picode.tools.bash import BashTool
 from picode.tools.edit import EditTool
+from picode.tools.file_access import DISK, DiskFiles, FileAccess
 from picode.tools.find import FindTool
 from picode.tools.grep import GrepTool
 from picode.tools.ls import LsTool
 from picode.tools.read import ReadTool
 from picode.tools.write import WriteTool
 
-_FACTORIES: dict[str, Callable[[Path], AgentTool]] = {
+_FACTORIES: dict[str, Callable[[Path, FileAccess], AgentTool]] = {
     "read": ReadTool,
-    "bash": BashTool,
+    "bash": lambda cwd, _files: BashTool(cwd),
     "edit": EditTool,
     "write": WriteTool,
-    "grep": GrepTool,
-    "find": FindTool,
-    "ls": LsTool,
+    "grep": lambda cwd, _files: GrepTool(cwd),
+    "find": lambda cwd, _files: FindTool(cwd),
+    "ls": lambda cwd, _files: LsTool(cwd),
 }
 
 ALL_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 
 __all__ = [
     "ALL_TOOL_NAMES",
+    "DISK",
     "BashTool",
+    "DiskFiles",
     "EditTool",
+    "FileAccess",
     "FindTool",
     "GrepTool",
     "LsTool",
@@ -44,17 +50,22 @@ __all__ = [
 
 
 def coding_tools(
-    cwd: Path, *, names: Sequence[str] | None = None, bash_timeout_s: float | None = None
+    cwd: Path,
+    *,
+    names: Sequence[str] | None = None,
+    bash_timeout_s: float | None = None,
+    files: FileAccess = DISK,
 ) -> list[AgentTool]:
     """Tools working in ``cwd``, in the order of ``names`` (default: all, ``ALL_TOOL_NAMES``);
-    ``bash_timeout_s``: bash's limit when the model gives none (None: its default)."""
+    ``bash_timeout_s``: bash's limit when the model gives none (None: its default);
+    ``files``: where read, write and edit get and put file contents."""
     wanted = ALL_TOOL_NAMES if names is None else tuple(dict.fromkeys(names))
     unknown = [name for name in wanted if name not in _FACTORIES]
     if unknown:
         raise ValueError(
             f"Unknown tool name(s): {', '.join(unknown)}. Known: {', '.join(ALL_TOOL_NAMES)}."
         )
-    tools = [_FACTORIES[name](cwd) for name in wanted]
+    tools = [_FACTORIES[name](cwd, files) for name in wanted]
     for tool in tools:
         if isinstance(tool, BashTool) and bash_timeout_s is not None:
             tool.default_timeout_s = bash_timeout_s

@@ -10,6 +10,7 @@ import asyncio
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import Field
 
@@ -23,9 +24,10 @@ from picode.agent.tool import (
 )
 from picode.ai.abort import AbortSignal
 from picode.tools._diff import unified_diff
-from picode.tools._files import UTF8_BOM, atomic_write
+from picode.tools._files import UTF8_BOM
 from picode.tools._fuzzy import MAX_REPORTED_MATCHES, closest_candidates, find_matches
 from picode.tools._paths import cut_line, display_path, missing_path_error, resolve_path
+from picode.tools.file_access import DISK, DiskFiles, FileAccess
 
 DESCRIPTION = """\
 Edit an existing file by replacing old_text with new_text. old_text must match exactly one \
@@ -96,12 +98,16 @@ class EditTool(BaseTool):
     description = DESCRIPTION
     params_model = EditParams
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, files: FileAccess = DISK) -> None:
         self.cwd = cwd
+        self.files = files
 
     def streaming_check(self) -> StreamingCheck:
-        from picode.tools.edit_check import EditStreamCheck
+        from picode.tools.edit_check import EditStreamCheck, NoStreamCheck
 
+        # The check reads the disk; files held elsewhere (an editor's buffers) may differ.
+        if not isinstance(self.files, DiskFiles):
+            return NoStreamCheck()
         return EditStreamCheck(self.cwd)
 
     async def run(self, args: EditParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
@@ -113,51 +119,62 @@ class EditTool(BaseTool):
         if not path.exists():
             error = missing_path_error(self.cwd, path)
             raise ToolError(f"{error} edit changes existing files; use write to create one.")
-        return await asyncio.to_thread(self._edit, path, shown, replacements)
-
-    def _edit(self, path: Path, shown: str, replacements: list[tuple[str, str, str]]) -> ToolResult:
         try:
-            data = path.read_bytes()
+            handle = await self.files.open_read(path)
+            data = await asyncio.to_thread(_read_all, handle)
         except OSError as exc:
             raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
-        decoded = Decoded.from_bytes(data, shown)
-        original = decoded.text
-        planned: list[tuple[int, int, str, str]] = []
-        fuzzy = False
-        for label, old_text, new_text in replacements:
-            start, end, was_fuzzy = _locate(original, shown, label, old_text, decoded.crlf)
-            fuzzy = fuzzy or was_fuzzy
-            planned.append((start, end, new_text, label))
-        planned.sort()
-        for (_, end, _, first), (start, _, _, second) in itertools.pairwise(planned):
-            if start < end:
-                raise ToolError(
-                    f"{first} and {second} overlap in {shown}; merge them into one edit. "
-                    "Nothing was changed."
-                )
-        pieces: list[str] = []
-        position = 0
-        for start, end, new_text, _ in planned:
-            pieces += [original[position:start], _normalize_newlines(new_text, decoded.crlf)]
-            position = end
-        pieces.append(original[position:])
-        updated = "".join(pieces)
-        if updated == original:
-            raise ToolError(f"The edit would not change {shown}; nothing was written.")
-        atomic_write(path, decoded.encode(updated))
-        diff, first_changed = unified_diff(original, updated, shown)
-        count = len(planned)
-        summary = f"Edited {shown}: {count} replacement{'s' if count != 1 else ''}"
-        if fuzzy:
-            summary += " (matched after normalising whitespace/quotes)"
-        details = {
-            "diff": diff,
-            "path": shown,
-            "first_changed_line": first_changed or 1,
-            "replacements": count,
-            "fuzzy": fuzzy,
-        }
-        return ToolResult.text(f"{summary}.\n\n{diff}".rstrip("\n"), details)
+        encoded, result = await asyncio.to_thread(_apply, data, shown, replacements)
+        await self.files.write(path, encoded)
+        return result
+
+
+def _read_all(handle: BinaryIO) -> bytes:
+    with handle:
+        return handle.read()
+
+
+def _apply(
+    data: bytes, shown: str, replacements: list[tuple[str, str, str]]
+) -> tuple[bytes, ToolResult]:
+    """The file's new bytes and the result to report once they are written."""
+    decoded = Decoded.from_bytes(data, shown)
+    original = decoded.text
+    planned: list[tuple[int, int, str, str]] = []
+    fuzzy = False
+    for label, old_text, new_text in replacements:
+        start, end, was_fuzzy = _locate(original, shown, label, old_text, decoded.crlf)
+        fuzzy = fuzzy or was_fuzzy
+        planned.append((start, end, new_text, label))
+    planned.sort()
+    for (_, end, _, first), (start, _, _, second) in itertools.pairwise(planned):
+        if start < end:
+            raise ToolError(
+                f"{first} and {second} overlap in {shown}; merge them into one edit. "
+                "Nothing was changed."
+            )
+    pieces: list[str] = []
+    position = 0
+    for start, end, new_text, _ in planned:
+        pieces += [original[position:start], _normalize_newlines(new_text, decoded.crlf)]
+        position = end
+    pieces.append(original[position:])
+    updated = "".join(pieces)
+    if updated == original:
+        raise ToolError(f"The edit would not change {shown}; nothing was written.")
+    diff, first_changed = unified_diff(original, updated, shown)
+    count = len(planned)
+    summary = f"Edited {shown}: {count} replacement{'s' if count != 1 else ''}"
+    if fuzzy:
+        summary += " (matched after normalising whitespace/quotes)"
+    details = {
+        "diff": diff,
+        "path": shown,
+        "first_changed_line": first_changed or 1,
+        "replacements": count,
+        "fuzzy": fuzzy,
+    }
+    return decoded.encode(updated), ToolResult.text(f"{summary}.\n\n{diff}".rstrip("\n"), details)
 
 
 def _replacements(args: EditParams) -> list[tuple[str, str, str]]:

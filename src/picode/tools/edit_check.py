@@ -37,6 +37,15 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 KeyPath = tuple[str | int, ...]
 
 
+class NoStreamCheck:
+    """For an edit tool whose files are not read from the disk: it never judges early."""
+
+    def check(
+        self, index: int, arguments: dict[str, Any], earlier: Sequence[tuple[str, dict[str, Any]]]
+    ) -> EarlyVerdict | None:
+        return None
+
+
 @dataclass(slots=True)
 class _FileView:
     text: str

@@ -22,6 +22,7 @@ from picode.ai.abort import AbortSignal
 from picode.ai.types import ImageContent, TextContent
 from picode.tools._files import SNIFF_BYTES, binary_reason, format_size
 from picode.tools._paths import display_path, missing_path_error, resolve_path
+from picode.tools.file_access import DISK, FileAccess
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
@@ -67,8 +68,9 @@ class ReadTool(BaseTool):
     description = DESCRIPTION
     params_model = ReadParams
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, files: FileAccess = DISK) -> None:
         self.cwd = cwd
+        self.files = files
 
     async def run(self, args: ReadParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
         path = resolve_path(self.cwd, args.path)
@@ -79,11 +81,19 @@ class ReadTool(BaseTool):
             raise missing_path_error(self.cwd, path)
         if not path.is_file():
             raise ToolError(f"{shown} is not a regular file (a device, socket or pipe).")
-        return await asyncio.to_thread(self._read, path, shown, args.offset, args.limit)
-
-    def _read(self, path: Path, shown: str, offset: int | None, limit: int | None) -> ToolResult:
         try:
-            with path.open("rb") as handle:
+            handle = await self.files.open_read(path)
+        except PermissionError:
+            raise ToolError(f"Cannot read {shown}: permission denied.") from None
+        except OSError as exc:
+            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
+        return await asyncio.to_thread(self._read, handle, shown, args.offset, args.limit)
+
+    def _read(
+        self, file: BinaryIO, shown: str, offset: int | None, limit: int | None
+    ) -> ToolResult:
+        try:
+            with file as handle:
                 head = handle.read(SNIFF_BYTES)
                 mime_type = image_mime_type(head)
                 if mime_type is not None:

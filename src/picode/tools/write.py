@@ -5,15 +5,14 @@ details: ``{"path": str, "bytes": int, "lines": int, "created": bool}``.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pydantic import Field
 
 from picode.agent.tool import BaseTool, OnUpdate, StrictParams, ToolError, ToolResult
 from picode.ai.abort import AbortSignal
-from picode.tools._files import atomic_write
 from picode.tools._paths import display_path, resolve_path
+from picode.tools.file_access import DISK, FileAccess
 
 DESCRIPTION = """\
 Write content to a file, replacing it entirely if it exists and creating it (and any missing \
@@ -32,8 +31,9 @@ class WriteTool(BaseTool):
     description = DESCRIPTION
     params_model = WriteParams
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, files: FileAccess = DISK) -> None:
         self.cwd = cwd
+        self.files = files
 
     async def run(self, args: WriteParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
         path = resolve_path(self.cwd, args.path)
@@ -41,7 +41,7 @@ class WriteTool(BaseTool):
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path to write.")
         data = args.content.encode("utf-8", "replace")
-        created = await asyncio.to_thread(atomic_write, path, data)
+        created = await self.files.write(path, data)
         lines = count_lines(args.content)
         verb = "Created" if created else "Wrote"
         return ToolResult.text(

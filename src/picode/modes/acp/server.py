@@ -1,136 +1,374 @@
-"""The ACP agent: one picode AgentSession per ACP session, driven through the session API."""
+"""The ACP agent: one picode AgentSession per ACP session, driven through the session API.
+
+ACP session ids are picode session ids, so ``session/load`` (and ``picode -r`` in a
+terminal) resume what an editor started.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from picode.modes.acp.updates import event_to_update
-from picode.modes.headless import open_session
+from acp import RequestError, helpers, run_agent
+from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    ClientCapabilities,
+    Cost,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PermissionOption,
+    PromptCapabilities,
+    PromptResponse,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+    ToolCallUpdate,
+    Usage,
+    UsageUpdate,
+)
+from acp.stdio import stdio_streams
+
+from picode.agent.events import ToolExecutionEnd, ToolExecutionStart
+from picode.ai.types import AssistantMessage
+from picode.modes.acp import session_config
+from picode.modes.acp.auth import auth_methods, require_key
+from picode.modes.acp.changes import CHANGING_TOOLS, FileChanges
+from picode.modes.acp.files import ClientFiles
+from picode.modes.acp.link import SessionLink
+from picode.modes.acp.outbox import Outbox
+from picode.modes.acp.prompt import prompt_parts
+from picode.modes.acp.terminal import ClientTerminalBash
+from picode.modes.acp.transport import LineTransport
+from picode.modes.acp.updates import (
+    ToolContent,
+    event_to_update,
+    history_updates,
+    tool_finished,
+    tool_started,
+)
+from picode.modes.output import warn
 from picode.session.approval import ApprovalDecision, ApprovalRequest
+from picode.session.events import Notice
+from picode.tools import DISK, FileAccess, coding_tools
+
+log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
 STOP_REASONS: dict[str, Any] = {"stop": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
+#: What picode's session ids look like; anything else (a path, say) is not looked up.
+SESSION_ID = re.compile(r"[0-9A-Za-z_-]{1,128}")
+PERMISSION_OPTIONS = [
+    PermissionOption(option_id="yes", name="Allow once", kind="allow_once"),
+    PermissionOption(option_id="always", name="Allow always", kind="allow_always"),
+    PermissionOption(option_id="no", name="Reject", kind="reject_once"),
+]
 
 
 def run_acp(options: Any) -> int:
-    from acp import run_agent
-
-    asyncio.run(run_agent(PicodeAcpAgent(options)))  # type: ignore[arg-type]
+    try:
+        asyncio.run(serve(options))
+    except StdioError as exc:
+        warn(str(exc))
+        return 1
     return 0
+
+
+class StdioError(Exception):
+    """stdin/stdout cannot carry the protocol (a regular file, say, instead of a pipe)."""
+
+
+async def serve(options: Any) -> None:
+    agent = PicodeAcpAgent(options)
+    try:
+        reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    except (OSError, ValueError) as exc:
+        raise StdioError(
+            f"acp mode talks to its client over pipes on stdin and stdout: {exc}"
+        ) from None
+    try:
+        await run_agent(agent, LineTransport(reader, writer))  # type: ignore[arg-type]
+    finally:
+        await agent.close()
+
+
+@dataclass(slots=True)
+class Hosted:
+    """A picode session as one ACP session."""
+
+    session_id: str
+    session: Any
+    cwd: Path
+    changes: FileChanges
+    #: A prompt is being handled (set before its first await, unlike the session's own flag).
+    prompting: bool = False
+    #: session/cancel came during this prompt: it ends "cancelled", whatever ran last.
+    cancelled: bool = False
 
 
 class PicodeAcpAgent:
     def __init__(self, options: Any) -> None:
         self.options = options
         self.conn: Any = None
-        self.sessions: dict[str, Any] = {}
-        # Updates go out in order on their own tasks; held here so none is collected early.
-        self.sending: set[asyncio.Task[Any]] = set()
+        self.client = ClientCapabilities()
+        self.sessions: dict[str, Hosted] = {}
+        self.outbox = Outbox()
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
+        self.outbox.start(conn)
 
-    async def initialize(self, protocol_version: int, **_: Any) -> Any:
-        from acp import schema
+    async def close(self) -> None:
+        for hosted in list(self.sessions.values()):
+            await hosted.session.close()
+        self.sessions.clear()
+        await self.outbox.close()
 
-        return schema.InitializeResponse(
+    # --- connection ----------------------------------------------------------------------
+
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, **_: Any
+    ) -> InitializeResponse:
+        if client_capabilities is not None:
+            self.client = client_capabilities
+        return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=schema.AgentCapabilities(
-                load_session=False,
-                prompt_capabilities=schema.PromptCapabilities(image=False, embedded_context=True),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
             ),
-            agent_info=schema.Implementation(name="picode", version=_version()),
+            auth_methods=auth_methods(self.options),
+            agent_info=Implementation(name="picode", title="picode", version=_version()),
         )
 
-    async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> Any:
-        from acp import RequestError, schema
+    async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
+        require_key(self.options, method_id)
+        return AuthenticateResponse()
 
-        options = dataclasses.replace(self.options, cwd=Path(cwd), session="new")
-        holder: dict[str, str] = {}
+    # --- sessions ------------------------------------------------------------------------
+
+    async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
+        hosted = await self._open(cwd, "new")
+        return NewSessionResponse(
+            session_id=hosted.session_id,
+            modes=session_config.mode_state(hosted.session),
+            config_options=session_config.config_options(hosted.session),
+        )
+
+    async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
+        hosted = self.sessions.get(session_id)
+        if hosted is None:
+            if not SESSION_ID.fullmatch(session_id):
+                raise RequestError.invalid_params({"message": f"no session {session_id!r}"})
+            hosted = await self._open(cwd, session_id)
+        for update in history_updates(hosted.session.display_messages(), hosted.cwd):
+            self.outbox.put(hosted.session_id, update)
+        await self.outbox.flush()
+        return LoadSessionResponse(
+            modes=session_config.mode_state(hosted.session),
+            config_options=session_config.config_options(hosted.session),
+        )
+
+    async def set_session_mode(
+        self, mode_id: str, session_id: str, **_: Any
+    ) -> SetSessionModeResponse:
+        session_config.set_mode(self._hosted(session_id).session, mode_id)
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: Any, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        session = self._hosted(session_id).session
+        for warning in session_config.set_option(session, config_id, value):
+            warn(warning)
+        options = session_config.config_options(session)
+        return SetSessionConfigOptionResponse(config_options=options)
+
+    async def _open(self, cwd: str, spec: str) -> Hosted:
+        from picode.session.agent_session import AgentSession
+
+        folder = Path(cwd)
+        if not folder.is_absolute() or not await asyncio.to_thread(folder.is_dir):
+            raise RequestError.invalid_params({"message": f"cwd {cwd!r} is not an absolute folder"})
+        link = SessionLink(self.conn)
+        files = self._file_access(link)
+        tools = self._tools(folder, link, files)
+        holder: list[Hosted] = []
 
         async def approve(request: ApprovalRequest) -> ApprovalDecision:
-            return await self._ask(holder["id"], request)
+            return await self._ask(holder[0], request)
 
-        options.approver = approve
-        session = await open_session(options)
-        if session is None:
-            raise RequestError.internal_error({"message": "picode could not open a session"})
-        session_id = session.session_id or f"picode-{len(self.sessions) + 1}"
-        holder["id"] = session_id
-        self.sessions[session_id] = session
-        session.subscribe(lambda event: self._forward(session_id, event))
-        return schema.NewSessionResponse(session_id=session_id)
-
-    def _forward(self, session_id: str, event: Any) -> None:
-        update = event_to_update(event)
-        if update is not None and self.conn is not None:
-            task = asyncio.ensure_future(
-                self.conn.session_update(session_id=session_id, update=update)
+        # The launcher's tools work in its own folder on the disk: the same set is composed
+        # again for this session's folder, with the editor's file system and terminal when
+        # it offers them.
+        options = dataclasses.replace(
+            self.options, cwd=folder, session=spec, tools=tools, approver=approve
+        )
+        try:
+            session = await AgentSession.open(options)
+        except (LookupError, ValueError, OSError) as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        if spec != "new" and session.session_id != spec:
+            found = session.session_id
+            await session.close()
+            raise RequestError.invalid_params(
+                {"message": f"no session {spec!r} (its id begins {found!r}: give it whole)"}
             )
-            self.sending.add(task)
-            task.add_done_callback(self.sending.discard)
+        header = session.session_header()
+        session_id = header["id"] if header else f"unsaved-{len(self.sessions) + 1}"
+        hosted = Hosted(session_id, session, folder, FileChanges(files, folder))
+        link.session_id = session_id
+        holder.append(hosted)
+        self.sessions[session_id] = hosted
+        session.subscribe(lambda event: self._forward(hosted, event))
+        return hosted
 
-    async def _ask(self, session_id: str, request: ApprovalRequest) -> ApprovalDecision:
-        from acp import schema
+    def _file_access(self, link: SessionLink) -> FileAccess:
+        fs = self.client.fs
+        reads = bool(fs and fs.read_text_file)
+        writes = bool(fs and fs.write_text_file)
+        if reads or writes:
+            return ClientFiles(link, read=reads, write=writes)
+        return DISK
 
-        options = [
-            schema.PermissionOption(option_id="yes", name="Allow once", kind="allow_once"),
-            schema.PermissionOption(option_id="always", name="Allow always", kind="allow_always"),
-            schema.PermissionOption(option_id="no", name="Reject", kind="reject_once"),
+    def _tools(self, folder: Path, link: SessionLink, files: FileAccess) -> list[Any]:
+        timeout = self.options.settings.bash.default_timeout_s
+        names = [tool.name for tool in self.options.tools]
+        tools = coding_tools(folder, names=names, bash_timeout_s=timeout, files=files)
+        if not self.client.terminal:
+            return tools
+        return [
+            ClientTerminalBash(folder, link, timeout) if tool.name == "bash" else tool
+            for tool in tools
         ]
-        tool_call = schema.ToolCallUpdate(
-            tool_call_id=request.call_id, title=f"{request.tool_name}: {request.preview[:200]}"
+
+    def _hosted(self, session_id: str) -> Hosted:
+        hosted = self.sessions.get(session_id)
+        if hosted is None:
+            raise RequestError.invalid_params({"message": f"unknown session {session_id!r}"})
+        return hosted
+
+    # --- events --------------------------------------------------------------------------
+
+    async def _forward(self, hosted: Hosted, event: Any) -> None:
+        match event:
+            case ToolExecutionStart(tool_call_id=call_id, tool_name=name, args=args):
+                if name in CHANGING_TOOLS:
+                    await hosted.changes.remember(call_id, name, args)
+            case ToolExecutionEnd(tool_call_id=call_id, result=result, is_error=failed):
+                diff = None if failed else await hosted.changes.made(call_id)
+                hosted.changes.forget(call_id)
+                self.outbox.put(hosted.session_id, tool_finished(call_id, result, failed, diff))
+                return
+            case Notice(level=level, text=text) if level != "info":
+                warn(text)
+        update = event_to_update(event, hosted.cwd)
+        if update is not None:
+            self.outbox.put(hosted.session_id, update)
+
+    async def _ask(self, hosted: Hosted, request: ApprovalRequest) -> ApprovalDecision:
+        started = tool_started(request.call_id, request.tool_name, request.args, hosted.cwd)
+        content: list[ToolContent] = [*(hosted.changes.proposed(request.call_id) or [])]
+        tool_call = ToolCallUpdate(
+            tool_call_id=request.call_id,
+            title=started.title,
+            kind=started.kind,
+            locations=started.locations,
+            raw_input=request.args,
+            content=content or _preview(request.preview),
         )
+        # Updates sent before the ask must reach the client first (the call it is about).
+        await self.outbox.flush()
         response = await self.conn.request_permission(
-            session_id=session_id, tool_call=tool_call, options=options
+            session_id=hosted.session_id, tool_call=tool_call, options=PERMISSION_OPTIONS
         )
-        outcome = response.outcome
-        chosen = getattr(outcome, "option_id", None)
+        chosen = getattr(response.outcome, "option_id", None)
         if chosen in ("yes", "always"):
             return ApprovalDecision(chosen)
         return ApprovalDecision("no", "the person declined in the client")
 
-    def _session(self, session_id: str) -> Any:
-        from acp import RequestError
+    # --- prompts -------------------------------------------------------------------------
 
-        session = self.sessions.get(session_id)
-        if session is None:
-            raise RequestError.invalid_params({"message": f"unknown session {session_id!r}"})
-        return session
+    async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
+        hosted = self._hosted(session_id)
+        if hosted.prompting:
+            raise RequestError.invalid_request(
+                {"message": "a prompt is already running in this session; cancel it first"}
+            )
+        hosted.prompting, hosted.cancelled = True, False
+        try:
+            return await self._run_prompt(hosted, prompt)
+        finally:
+            hosted.prompting = False
 
-    async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> Any:
-        from acp import RequestError, schema
+    async def _run_prompt(self, hosted: Hosted, prompt: list[Any]) -> PromptResponse:
+        from picode.agent.agent import AgentBusyError
+        from picode.session.credentials import MissingApiKeyError
 
-        session = self._session(session_id)
-        if session.is_running:
-            raise RequestError.invalid_request({"message": "a prompt is already running"})
-        text = "\n".join(_block_text(block) for block in prompt)
-        await session.prompt(text)
-        last = session.messages[-1] if session.messages else None
-        reason = getattr(last, "stop_reason", "stop")
+        session = hosted.session
+        text, attachments = prompt_parts(prompt)
+        before = dataclasses.replace(session.usage)
+        try:
+            await session.prompt(text, attachments)
+        except MissingApiKeyError as exc:
+            raise RequestError.auth_required({"message": str(exc)}) from None
+        except AgentBusyError as exc:
+            raise RequestError.invalid_request({"message": str(exc)}) from None
+        finally:
+            await self.outbox.flush()
+        last = next(
+            (m for m in reversed(session.messages) if isinstance(m, AssistantMessage)), None
+        )
+        reason = "aborted" if hosted.cancelled else getattr(last, "stop_reason", "stop")
         if reason == "error":
             message = getattr(last, "error_message", None) or "the model request failed"
             raise RequestError.internal_error({"message": message})
-        return schema.PromptResponse(stop_reason=STOP_REASONS.get(reason, "end_turn"))
+        self.outbox.put(hosted.session_id, _usage_update(session))
+        await self.outbox.flush()
+        return PromptResponse(
+            stop_reason=STOP_REASONS.get(reason, "end_turn"), usage=_turn_usage(before, session)
+        )
 
     async def cancel(self, session_id: str, **_: Any) -> None:
-        session = self.sessions.get(session_id)
-        if session is not None:
-            session.abort()
+        hosted = self.sessions.get(session_id)
+        if hosted is not None and hosted.prompting:
+            hosted.cancelled = True
+            hosted.session.abort()
 
 
-def _block_text(block: Any) -> str:
-    text = getattr(block, "text", None)
-    if isinstance(text, str):
-        return text
-    resource = getattr(block, "resource", None)
-    if resource is not None and isinstance(getattr(resource, "text", None), str):
-        return f'<file uri="{resource.uri}">\n{resource.text}\n</file>'
-    uri = getattr(block, "uri", None)
-    return f"[{uri}]" if uri else ""
+def _preview(text: str) -> list[ToolContent]:
+    return [helpers.tool_content(helpers.text_block(text))] if text else []
+
+
+def _usage_update(session: Any) -> UsageUpdate:
+    return UsageUpdate(
+        session_update="usage_update",
+        used=session.context_tokens,
+        size=session.context_window,
+        cost=Cost(amount=session.usage.cost, currency="USD"),
+    )
+
+
+def _turn_usage(before: Any, session: Any) -> Usage:
+    now = session.usage
+    input_tokens = now.input - before.input
+    output_tokens = now.output - before.output
+    cache_read = now.cache_read - before.cache_read
+    cache_write = now.cache_write - before.cache_write
+    return Usage(
+        total_tokens=input_tokens + output_tokens + cache_read + cache_write,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_read_tokens=cache_read,
+        cached_write_tokens=cache_write,
+    )
 
 
 def _version() -> str:

@@ -1,13 +1,47 @@
-"""Session events as ACP ``session/update`` payloads (None for events ACP has no place for)."""
+"""Session events and saved messages as ACP ``session/update`` payloads.
+
+Live events (``event_to_update``) and a resumed session's history (``history_updates``)
+share the tool call vocabulary: kind, a title a person can read, the paths it touches as
+absolute locations, and the tool's text output.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from picode.agent.events import MessageUpdate, ToolExecutionEnd, ToolExecutionStart
-from picode.ai.events import TextDeltaEvent, ThinkingDeltaEvent
+from acp import helpers
+from acp.schema import (
+    ContentToolCallContent,
+    FileEditToolCallContent,
+    TerminalToolCallContent,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolKind,
+)
 
-TOOL_KINDS = {
+from picode.agent.events import MessageUpdate, ToolExecutionStart, ToolExecutionUpdate
+from picode.agent.tool import ToolError, ToolResult
+from picode.ai.events import TextDeltaEvent, ThinkingDeltaEvent
+from picode.ai.types import (
+    AssistantMessage,
+    ImageContent,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from picode.modes.acp.terminal import TERMINAL_ID
+from picode.tools._paths import resolve_path
+
+Update = Any  # one of the SessionNotification.update variants
+ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
+
+TOOL_KINDS: dict[str, ToolKind] = {
     "read": "read",
     "write": "edit",
     "edit": "edit",
@@ -16,41 +50,120 @@ TOOL_KINDS = {
     "find": "search",
     "ls": "search",
 }
+#: The argument each tool's title shows.
+TITLE_ARGUMENT = {"bash": "command", "grep": "pattern", "find": "pattern"}
+MAX_TITLE_CHARS = 120
 
 
-def event_to_update(event: Any) -> Any:
-    from acp import helpers
-    from acp.schema import ToolCallLocation
-
+def event_to_update(event: Any, cwd: Path) -> Update | None:
+    """The update for a live event; None for events ACP has no place for (tool ends are
+    ``tool_finished``: they may carry a diff)."""
     match event:
         case MessageUpdate(event=TextDeltaEvent(delta=delta)):
             return helpers.update_agent_message_text(delta)
         case MessageUpdate(event=ThinkingDeltaEvent(delta=delta)):
             return helpers.update_agent_thought_text(delta)
         case ToolExecutionStart(tool_call_id=call_id, tool_name=name, args=args):
-            path = args.get("path") if isinstance(args, dict) else None
-            locations = [ToolCallLocation(path=str(path))] if path else None
-            return helpers.start_tool_call(
-                call_id,
-                _title(name, args),
-                kind=TOOL_KINDS.get(name, "other"),  # type: ignore[arg-type]
-                status="in_progress",
-                locations=locations,
-                raw_input=args,
-            )
-        case ToolExecutionEnd(tool_call_id=call_id, result=result, is_error=failed):
-            text = "".join(getattr(block, "text", "") for block in result.content)
-            return helpers.update_tool_call(
-                call_id,
-                status="failed" if failed else "completed",
-                content=[helpers.tool_content(helpers.text_block(text))] if text else None,
-            )
+            return tool_started(call_id, name, args, cwd, status="in_progress")
+        case ToolExecutionUpdate(tool_call_id=call_id, partial=partial):
+            terminal = terminal_content(partial)
+            if terminal is not None:
+                return helpers.update_tool_call(call_id, content=terminal)
+            # bash's output so far (its tail): each update replaces the last one.
+            return helpers.update_tool_call(call_id, content=text_content(partial.content))
     return None
 
 
-def _title(name: str, args: Any) -> str:
-    if isinstance(args, dict):
-        detail = args.get("command") or args.get("path") or args.get("pattern")
-        if detail:
-            return f"{name} {detail}"
-    return name
+def tool_started(
+    call_id: str, name: str, args: Any, cwd: Path, *, status: Any = "pending"
+) -> ToolCallStart:
+    return helpers.start_tool_call(
+        call_id,
+        tool_title(name, args),
+        kind=TOOL_KINDS.get(name, "other"),
+        status=status,
+        locations=tool_locations(args, cwd),
+        raw_input=args,
+    )
+
+
+def tool_finished(
+    call_id: str, result: ToolResult, failed: bool, diff: list[FileEditToolCallContent] | None
+) -> ToolCallProgress:
+    # A command that ran in the editor's terminal shows there; its text would repeat it.
+    output = terminal_content(result) or text_content(result.content) or []
+    content: list[ToolContent] = [*(diff or []), *output]
+    return helpers.update_tool_call(
+        call_id, status="failed" if failed else "completed", content=content or None
+    )
+
+
+def tool_title(name: str, args: Any) -> str:
+    if not isinstance(args, dict):
+        return name
+    detail = args.get(TITLE_ARGUMENT.get(name, "path"))
+    if not isinstance(detail, str) or not detail.strip():
+        return name
+    first = detail.strip().splitlines()[0]
+    if len(first) > MAX_TITLE_CHARS:
+        first = first[: MAX_TITLE_CHARS - 1] + "…"
+    return f"{name} {first}"
+
+
+def tool_locations(args: Any, cwd: Path) -> list[ToolCallLocation] | None:
+    raw = args.get("path") if isinstance(args, dict) else None
+    if not isinstance(raw, str):
+        return None
+    try:
+        path = resolve_path(cwd, raw)
+    except ToolError:
+        return None
+    offset = args.get("offset")
+    line = offset if isinstance(offset, int) and offset > 0 else None
+    return [ToolCallLocation(path=str(path), line=line)]
+
+
+def terminal_content(result: ToolResult) -> list[TerminalToolCallContent] | None:
+    details = result.details
+    terminal_id = details.get(TERMINAL_ID) if isinstance(details, dict) else None
+    return [helpers.tool_terminal_ref(terminal_id)] if isinstance(terminal_id, str) else None
+
+
+def text_content(blocks: Any) -> list[ContentToolCallContent] | None:
+    text = "".join(block.text for block in blocks if isinstance(block, TextContent))
+    return [helpers.tool_content(helpers.text_block(text))] if text else None
+
+
+def history_updates(messages: list[Message], cwd: Path) -> Iterator[Update]:
+    """A saved conversation replayed as the client would have seen it live."""
+    for message in messages:
+        if isinstance(message, UserMessage):
+            yield from _user_updates(message)
+        elif isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, TextContent) and block.text:
+                    yield helpers.update_agent_message_text(block.text)
+                elif isinstance(block, ThinkingContent) and block.thinking and not block.redacted:
+                    yield helpers.update_agent_thought_text(block.thinking)
+                elif isinstance(block, ToolCall):
+                    yield tool_started(block.id, block.name, block.arguments, cwd)
+        elif isinstance(message, ToolResultMessage):
+            yield helpers.update_tool_call(
+                message.tool_call_id,
+                status="failed" if message.is_error else "completed",
+                content=text_content(message.content),
+            )
+
+
+def _user_updates(message: UserMessage) -> Iterator[Update]:
+    if isinstance(message.content, str):
+        if message.content:
+            yield helpers.update_user_message_text(message.content)
+        return
+    for block in message.content:
+        if isinstance(block, TextContent) and block.text:
+            yield helpers.update_user_message_text(block.text)
+        elif isinstance(block, ImageContent):
+            yield helpers.update_user_message(
+                helpers.image_block(block.data_base64, block.mime_type)
+            )
