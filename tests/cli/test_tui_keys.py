@@ -3,6 +3,7 @@ escape sequences split across writes still arrive as one key."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -78,3 +79,30 @@ def test_escape_sequences_written_byte_by_byte_are_one_key(
     screen = terminal.wait_for_text(expected)
 
     assert "[200~" not in screen and "[201~" not in screen
+
+
+PAGE_UP = b"\x1b[5~"
+
+
+def test_ten_pageup_keys_in_one_write_scroll_ten_pages(tui: Start, wire: WireServer) -> None:
+    rows = "\n".join(f"row {number:03d}" for number in range(1, 501))
+    wire.enqueue(API.text(f"```\n{rows}\n```\n\nThe end."))
+    terminal = tui()
+    terminal.wait_for_text("↑0 ↓0")
+    terminal.type("long please")
+    terminal.wait_for_text("The end.")
+
+    def shown(screen: str) -> list[int]:
+        return [int(number) for number in re.findall(r"row (\d{3})", screen)]
+
+    bottom = shown(terminal.text())
+    page = len(bottom)
+    assert page > 10 and max(bottom) == 500
+    terminal.send(PAGE_UP * 10)  # one write, as a held key or a fast typist sends them
+
+    # One page per key: the top row moves up ten pages (one would leave it near 500).
+    screen = terminal.wait_until(
+        lambda text: bool(shown(text)) and max(shown(text)) <= 500 - 8 * page,
+        "ten pages up",
+    )
+    assert min(shown(screen)) >= 500 - 12 * page  # and not much further than ten
