@@ -4,6 +4,7 @@ kitty keyboard protocol's Esc) still arrive as the one key they encode."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 
@@ -173,3 +174,32 @@ def test_a_cursor_key_and_the_text_typed_after_it_keep_their_order(tui: Start) -
     terminal.send(b"\x1b[Db")  # one read: the arrow's binding must not run after the "b"
 
     terminal.wait_until(editor_shows("abc"), "'abc'")
+
+
+PAGE_UP = b"\x1b[5~"
+
+
+def test_ten_pageup_keys_in_one_write_scroll_ten_pages(tui: Start, wire: WireServer) -> None:
+    rows = "\n".join(f"row {number:03d}" for number in range(1, 501))
+    wire.enqueue(API.text(f"```\n{rows}\n```\n\nThe end."))
+    terminal = tui()
+    terminal.wait_for_text("↑0 ↓0")
+    terminal.type("long please")
+    terminal.wait_for_text("The end.")
+
+    def shown(screen: str) -> list[int]:
+        return [int(number) for number in re.findall(r"row (\d{3})", screen)]
+
+    bottom = shown(terminal.text())
+    page = len(bottom)
+    assert page > 10 and max(bottom) == 500
+    terminal.send(PAGE_UP * 10)  # one write, as a held key or a fast typist sends them
+
+    # One page per key: the top row moves up ten pages (one would leave it near 500).
+    screen = terminal.wait_until(
+        lambda text: bool(shown(text)) and max(shown(text)) <= 500 - 8 * page,
+        "ten pages up",
+    )
+    # And not much further than ten pages from where it started (a page is the viewport,
+    # a little taller than the rows shown beside "The end.").
+    assert min(shown(screen)) >= min(bottom) - 12 * page

@@ -27,8 +27,10 @@ from picode.session.compaction import (
     estimate_message_tokens,
     file_operations,
     find_cut_index,
+    nothing_to_compact,
     serialize_for_summary,
     should_compact,
+    smaller_tail,
     summarize,
 )
 from picode.session.store_format import compaction_summary_message
@@ -375,3 +377,25 @@ def test_summarize_abort_raises_compaction_error() -> None:
         asyncio.run(go())
     finally:
         provider.close()
+
+
+def test_nothing_to_compact_says_why_and_offers_a_tail_that_cuts() -> None:
+    messages: list[Message] = []
+    for turn in range(4):
+        messages += [user(f"question {turn} " * 100), assistant("answer " * 1000)]
+    assert find_cut_index(messages, 20_000) is None  # all of it fits the default tail
+    keep = smaller_tail(messages)
+    assert keep is not None and keep % 100 == 0
+    cut = find_cut_index(messages, keep)
+    assert cut is not None and cut > 0  # the offer works
+    text = nothing_to_compact(messages, 20_000)
+    total = sum(estimate_message_tokens(m) for m in messages)
+    assert "the last ~20,000 tokens are kept verbatim" in text
+    assert f"the conversation is ~{total:,} tokens" in text
+    assert f"/compact --keep {keep} " in text
+
+
+def test_nothing_to_compact_with_a_single_turn_says_there_is_nothing_earlier() -> None:
+    messages: list[Message] = [user("hello"), assistant("hi")]
+    assert smaller_tail(messages) is None
+    assert "no earlier turn to summarise" in nothing_to_compact(messages, 20_000)

@@ -134,6 +134,22 @@ def test_retry_countdown(tui: TuiHarness, snap_compare: Any) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+def test_retry_answered_after_a_cut_stream(tui: TuiHarness, snap_compare: Any) -> None:
+    settings = Settings()
+    settings.retry.base_delay_ms = 5
+    faux = tui.faux(
+        FauxTurn([FauxText("Half an ans")], error="Overloaded", usage=(0, 0)),
+        text_turn("The whole answer.", usage=(40, 8)),
+    )
+    app = tui.app(faux, settings=settings)
+    run_before = _prepare(
+        "hello",
+        lambda a: any(n.text.startswith("Answered after") for n in a.query(NoticeView))
+        and not a.session.is_running,
+    )
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
 def _last_text(app: PicodeApp) -> str:
     from picode.tui.widgets.markdown import StreamingMarkdown
 

@@ -203,7 +203,8 @@ class InfoFooter(Widget):
                 break
         room = width - fixed - GAP - right.cell_length - cell_len(suffix)
         if room < 2:
-            return right
+            # Too narrow even for "…" and a letter: the save warning still shows.
+            return Content.assemble(warning, " ", right) if warning is not None else right
         folder = self.info.cwd
         if cell_len(folder) > room:
             # Keep the end of the path: the folder you are in matters most.
