@@ -144,8 +144,10 @@ def test_retry_answered_after_a_cut_stream(tui: TuiHarness, snap_compare: Any) -
     app = tui.app(faux, settings=settings)
     run_before = _prepare(
         "hello",
-        lambda a: any(n.text.startswith("Answered after") for n in a.query(NoticeView))
-        and not a.session.is_running,
+        lambda a: (
+            any(n.text.startswith("Answered after") for n in a.query(NoticeView))
+            and not a.session.is_running
+        ),
     )
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
