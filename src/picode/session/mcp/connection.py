@@ -227,7 +227,9 @@ class McpConnection:
             ) from None
 
     async def _connected(self) -> ClientSession:
-        if self._session is None and self.state in ("failed", "timed_out", "disconnected"):
+        if self._session is not None:
+            return self._session
+        if self.state in ("failed", "timed_out", "disconnected"):
             old = self._task
             if old is not None and not old.done():
                 # The last attempt is still winding down (closing its streams).
