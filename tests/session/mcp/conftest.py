@@ -50,6 +50,14 @@ async def wait_recorded(record: Path, line: str, timeout: float = 10.0) -> None:
     await asyncio.wait_for(poll(), timeout)
 
 
+async def wait_recorded_prefix(record: Path, prefix: str, timeout: float = 10.0) -> None:
+    async def poll() -> None:
+        while not any(line.startswith(prefix) for line in recorded(record)):
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
 class StateWatch:
     """Collects McpServersChanged events; waits for a server state."""
 

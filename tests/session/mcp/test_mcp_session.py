@@ -4,7 +4,10 @@ scripted provider calling their tools."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
+
+import pytest
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ImageContent, ToolResultMessage
@@ -22,6 +25,7 @@ from tests.session.mcp.conftest import (
     stdio_server,
     stop_http,
     wait_recorded,
+    wait_recorded_prefix,
 )
 
 
@@ -154,6 +158,23 @@ def test_a_server_that_never_answers_is_shown_as_timed_out(
         await session.close()
 
     run(scenario(), timeout=60)
+
+
+def test_closing_while_a_server_is_still_connecting_stops_it(
+    harness: SessionHarness, record: Path
+) -> None:
+    async def scenario() -> int:
+        faux = harness.faux(text_turn("ok"))
+        settings = settings_with(files=stdio_server(record, "--slow-start", timeout_s=600))
+        session = await harness.open(faux, settings=settings)
+        await wait_recorded_prefix(record, "started")
+        started = [line for line in recorded(record) if line.startswith("started")]
+        await session.close()
+        return int(started[0].split()[1])
+
+    pid = run(scenario(), timeout=30)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 def test_a_server_that_cannot_start_is_failed_with_the_reason(harness: SessionHarness) -> None:
