@@ -95,10 +95,11 @@ def record(tmp_path: Path) -> Path:
     return tmp_path / "server-record.txt"
 
 
-def start_http(port: int, record: Path) -> subprocess.Popen[bytes]:
-    """A streamable-HTTP MCP server on 127.0.0.1:``port``, once it accepts connections."""
+def start_http(port: int, record: Path, mode: str = "http") -> subprocess.Popen[bytes]:
+    """A streamable-HTTP (or ``mode="sse"``) MCP server on 127.0.0.1:``port``, once it
+    accepts connections."""
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), "http", str(port)],
+        [sys.executable, str(SERVER), mode, str(port)],
         env={**os.environ, "MCP_TEST_RECORD": str(record)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -294,6 +294,27 @@ def test_streamable_http_server(harness: SessionHarness, http_server: str) -> No
     run(scenario(), timeout=60)
 
 
+def test_a_server_sent_events_server(harness: SessionHarness, record: Path) -> None:
+    port = free_port()
+    server = start_http(port, record, mode="sse")
+
+    async def scenario() -> None:
+        faux = harness.faux(call("echo", text="over sse"), text_turn("ok"))
+        config = McpServer(url=f"http://127.0.0.1:{port}/sse", transport="sse")
+        session = await harness.open(faux, settings=settings_with(files=config))
+        await session.wait_for_mcp()
+        [status] = session.mcp_servers()
+        assert (status.state, status.transport) == ("ready", "sse"), status
+        await session.prompt("use sse")
+        assert results(session)[-1].text == "echo: over sse"
+        await session.close()
+
+    try:
+        run(scenario(), timeout=60)
+    finally:
+        stop_http(server)
+
+
 def test_an_http_server_that_goes_away_is_reported_and_found_again(
     harness: SessionHarness, record: Path
 ) -> None:
