@@ -92,6 +92,10 @@ async def bench_calls(calls: int, batches: int) -> None:
     params = StdioServerParameters(command=sys.executable, args=[str(SERVER)])
     direct: list[float] = []
     picode: list[float] = []
+    #: CPU seconds of this process per call, per batch: what the client side costs, and
+    #: much less moved by a busy machine than wall time.
+    direct_cpu: list[float] = []
+    picode_cpu: list[float] = []
     with open(os.devnull, "w", encoding="utf-8") as quiet:  # noqa: ASYNC230  # not timed
         async with (
             stdio_client(params, errlog=quiet) as (read, write),
@@ -100,14 +104,18 @@ async def bench_calls(calls: int, batches: int) -> None:
             await session.initialize()
             await session.list_tools()
             for _ in range(batches):
+                cpu = time.process_time()
                 for _ in range(calls):
                     start = time.perf_counter()
                     await session.call_tool("echo", {"text": "ping"})
                     direct.append(time.perf_counter() - start)
+                direct_cpu.append((time.process_time() - cpu) / calls)
+                cpu = time.process_time()
                 for _ in range(calls):
                     start = time.perf_counter()
                     result = await tool.execute("call", {"text": "ping"}, signal, lambda _: None)
                     picode.append(time.perf_counter() - start)
+                picode_cpu.append((time.process_time() - cpu) / calls)
                 assert result.text_content == "ping", result
     await manager.close()
     base, ours = Summary.of(direct), Summary.of(picode)
@@ -122,7 +130,16 @@ async def bench_calls(calls: int, batches: int) -> None:
         f"| picode `McpTool.execute` | {fmt(ours, 1e6, 'µs', 0)} | "
         f"{iqr(ours, 1e6, 0)} µs | {ours.ratio(base):.2f} |"
     )
-    print(f"\npicode adds {(ours.median - base.median) * 1e6:.0f} µs per call (median).")
+    base_cpu, ours_cpu = Summary.of(direct_cpu), Summary.of(picode_cpu)
+    print(f"| client CPU per call, bare SDK | {fmt(base_cpu, 1e6, 'µs', 0)} | | 1.00 |")
+    print(
+        f"| client CPU per call, picode | {fmt(ours_cpu, 1e6, 'µs', 0)} | | "
+        f"{ours_cpu.ratio(base_cpu):.2f} |"
+    )
+    print(
+        f"\npicode adds {(ours.median - base.median) * 1e6:.0f} µs of wall time and "
+        f"{(ours_cpu.median - base_cpu.median) * 1e6:.0f} µs of CPU per call (medians)."
+    )
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 from tests.cli.apis import ChatDriver
@@ -13,13 +14,13 @@ from tests.session.mcp.conftest import SERVER
 from tests.wire.server import WireServer
 
 
-def mcp_config(record: Path) -> str:
+def mcp_config(record: Path, *extra: str, timeout_s: float = 30) -> str:
     return (
         "[mcp.servers.files]\n"
         f"command = {json.dumps(sys.executable)}\n"
-        f"args = {json.dumps([str(SERVER), 'stdio'])}\n"
+        f"args = {json.dumps([str(SERVER), 'stdio', *extra])}\n"
         f"env = {{ MCP_TEST_RECORD = {json.dumps(str(record))} }}\n"
-        "timeout_s = 30\n"
+        f"timeout_s = {timeout_s}\n"
     )
 
 
@@ -68,5 +69,44 @@ def test_rpc_get_mcp(wire: WireServer, picode: PicodeEnv, tmp_path: Path) -> Non
         assert server["error"] is None
         child.close_stdin()
         assert child.wait() == 0
+    finally:
+        child.stop()
+
+
+def test_print_mode_names_a_server_that_timed_out(
+    wire: WireServer, picode: PicodeEnv, tmp_path: Path
+) -> None:
+    api = ChatDriver()
+    picode.add_config(api.config(wire))
+    picode.add_config(mcp_config(tmp_path / "record.txt", "--slow-start", timeout_s=1))
+    wire.enqueue(api.text("Fine."))
+
+    result = picode.run("-p", "hello", "--model", api.model)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Fine."
+    assert "MCP server 'files' is timed out: no answer within 1 s" in result.stderr
+    assert "mcp__files__" not in wire.requests[0].body.decode()
+
+
+def test_ctrl_c_while_print_mode_waits_for_servers(
+    wire: WireServer, picode: PicodeEnv, tmp_path: Path
+) -> None:
+    api = ChatDriver()
+    record = tmp_path / "record.txt"
+    picode.add_config(api.config(wire))
+    picode.add_config(mcp_config(record, "--slow-start", timeout_s=600))
+    child = picode.start("-p", "hello", "--model", api.model)
+    child.close_stdin()  # piped stdin is read as part of the prompt
+    try:
+        deadline = time.monotonic() + 60
+        # The server runs in another process: its record file is all there is to wait on.
+        while not record.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert record.exists(), child.stderr()
+        child.interrupt()
+        assert child.wait(timeout=30) == 130
+        assert "interrupted" in child.stderr()
+        assert wire.requests == []
     finally:
         child.stop()

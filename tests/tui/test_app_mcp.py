@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
+from picode.session.approval import ApprovalRequest
 from picode.session.config import McpServer
+from picode.tui.approval import title_for
 from picode.tui.widgets.info import InfoView
 from picode.tui.widgets.tool_call import ToolCallView
 from tests.session.mcp.conftest import settings_with, stdio_server
@@ -71,3 +73,8 @@ def test_mcp_without_servers_says_how_to_add_one(tui: TuiHarness) -> None:
             await wait_until(pilot, lambda: has_notice(app, "No MCP servers are configured"))
 
     run(scenario())
+
+
+def test_the_approval_question_names_server_and_tool() -> None:
+    request = ApprovalRequest("c1", "mcp__files__delete", {"path": "a"}, "")
+    assert title_for(request) == "Run files › delete?"

@@ -117,11 +117,8 @@ async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequen
     else:
         session.subscribe(report_progress)
     try:
-        # The model should see the MCP tools from the first turn: wait for the servers
-        # (each at most its timeout_s) and say which are missing.
-        await session.wait_for_mcp()
-        report_mcp(session)
-        await session.prompt(prompt, attachments)
+        if await wait_for_mcp(session, interrupts):
+            await session.prompt(prompt, attachments)
     except (MissingApiKeyError, AgentBusyError) as exc:
         warn(str(exc))
         return EXIT_ERROR
@@ -202,10 +199,24 @@ def report_progress(event: Any) -> None:
             report_notice(event)
 
 
-def report_mcp(session: Any) -> None:
+async def wait_for_mcp(session: Any, interrupts: Interrupts) -> bool:
+    """The model should see the MCP tools from the first turn: wait for the servers (each
+    at most its timeout_s) and say which are missing. False when interrupted meanwhile."""
+    waiting = asyncio.ensure_future(session.wait_for_mcp())
+    interrupts.then = waiting.cancel
+    try:
+        await waiting
+    except asyncio.CancelledError:
+        if interrupts.signum is None:
+            raise
+    finally:
+        interrupts.then = None
+    if interrupts.signum is not None:
+        return False
     for status in session.mcp_servers():
         if status.state not in ("ready", "disabled"):
             warn(f"MCP server '{status.name}' is {status.summary}")
+    return True
 
 
 def report_notice(event: Any) -> None:

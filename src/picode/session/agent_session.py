@@ -192,16 +192,10 @@ class AgentSession:
         self._mcp.start()
 
     def _mcp_changed(self) -> None:
-        manager = self._mcp
-        if manager is None:
-            return
-        mcp_tools = manager.tools()
-        taken = {tool.name for tool in self._own_tools}
-        offered = [tool for tool in mcp_tools if tool.name not in taken]
-        self.agent.set_tools([*self._own_tools, *offered])
-        approved = manager.approved()
-        self.approval.gated_as_all = frozenset(t.name for t in offered if t.name not in approved)
-        self.emit_soon(McpServersChanged(manager.statuses()))
+        if self._mcp is not None:
+            tools, self.approval.gated_as_all = self._mcp.offer(self._own_tools)
+            self.agent.set_tools(tools)
+            self.emit_soon(McpServersChanged(self._mcp.statuses()))
 
     def _count_usage(self, messages: Sequence[Message]) -> None:
         """Usage of a restored session, from its model context: cheap even for a huge file

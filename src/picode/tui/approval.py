@@ -21,6 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from picode.session.approval import ApprovalDecision, ApprovalRequest
+from picode.session.mcp.status import tool_display_name
 
 ARM_DELAY_S = 0.3
 PREVIEW_LINES = 20
@@ -77,7 +78,8 @@ def _clip(line: str) -> str:
 
 def title_for(request: ApprovalRequest) -> str:
     verb = {"bash": "Run this command", "write": "Write this file", "edit": "Make this edit"}
-    return f"{verb.get(request.tool_name, f'Run {request.tool_name}')}?"
+    name = tool_display_name(request.tool_name) or request.tool_name
+    return f"{verb.get(request.tool_name, f'Run {name}')}?"
 
 
 class ApprovalPrompt(Widget, can_focus=True):

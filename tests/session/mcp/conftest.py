@@ -50,6 +50,14 @@ async def wait_recorded(record: Path, line: str, timeout: float = 10.0) -> None:
     await asyncio.wait_for(poll(), timeout)
 
 
+async def wait_recorded_prefix(record: Path, prefix: str, timeout: float = 10.0) -> None:
+    async def poll() -> None:
+        while not any(line.startswith(prefix) for line in recorded(record)):
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
 class StateWatch:
     """Collects McpServersChanged events; waits for a server state."""
 
@@ -87,10 +95,11 @@ def record(tmp_path: Path) -> Path:
     return tmp_path / "server-record.txt"
 
 
-def start_http(port: int, record: Path) -> subprocess.Popen[bytes]:
-    """A streamable-HTTP MCP server on 127.0.0.1:``port``, once it accepts connections."""
+def start_http(port: int, record: Path, mode: str = "http") -> subprocess.Popen[bytes]:
+    """A streamable-HTTP (or ``mode="sse"``) MCP server on 127.0.0.1:``port``, once it
+    accepts connections."""
     process = subprocess.Popen(
-        [sys.executable, str(SERVER), "http", str(port)],
+        [sys.executable, str(SERVER), mode, str(port)],
         env={**os.environ, "MCP_TEST_RECORD": str(record)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -1,6 +1,7 @@
 """A small MCP server for the tests, written with the ``mcp`` SDK.
 
-``python server.py stdio [--slow-start]`` or ``python server.py http PORT``. Tools: echo,
+``python server.py stdio [--slow-start]``, ``python server.py http PORT`` or
+``python server.py sse PORT``. Tools: echo,
 picture (an image), big (long text), broken (an error result), link (resource link and
 embedded resource), crash (the process exits), hang (waits until cancelled and records
 the cancellation in $MCP_TEST_RECORD), grow (adds a tool and says the list changed).
@@ -107,6 +108,8 @@ def main() -> None:
         time.sleep(3600)
     if mode == "stdio":
         server.run("stdio")
+    elif mode == "sse":
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
 

@@ -4,7 +4,10 @@ scripted provider calling their tools."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
+
+import pytest
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ImageContent, ToolResultMessage
@@ -22,6 +25,7 @@ from tests.session.mcp.conftest import (
     stdio_server,
     stop_http,
     wait_recorded,
+    wait_recorded_prefix,
 )
 
 
@@ -156,6 +160,23 @@ def test_a_server_that_never_answers_is_shown_as_timed_out(
     run(scenario(), timeout=60)
 
 
+def test_closing_while_a_server_is_still_connecting_stops_it(
+    harness: SessionHarness, record: Path
+) -> None:
+    async def scenario() -> int:
+        faux = harness.faux(text_turn("ok"))
+        settings = settings_with(files=stdio_server(record, "--slow-start", timeout_s=600))
+        session = await harness.open(faux, settings=settings)
+        await wait_recorded_prefix(record, "started")
+        started = [line for line in recorded(record) if line.startswith("started")]
+        await session.close()
+        return int(started[0].split()[1])
+
+    pid = run(scenario(), timeout=30)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
 def test_a_server_that_cannot_start_is_failed_with_the_reason(harness: SessionHarness) -> None:
     async def scenario() -> None:
         faux = harness.faux(text_turn("ok"))
@@ -271,6 +292,27 @@ def test_streamable_http_server(harness: SessionHarness, http_server: str) -> No
         await session.close()
 
     run(scenario(), timeout=60)
+
+
+def test_a_server_sent_events_server(harness: SessionHarness, record: Path) -> None:
+    port = free_port()
+    server = start_http(port, record, mode="sse")
+
+    async def scenario() -> None:
+        faux = harness.faux(call("echo", text="over sse"), text_turn("ok"))
+        config = McpServer(url=f"http://127.0.0.1:{port}/sse", transport="sse")
+        session = await harness.open(faux, settings=settings_with(files=config))
+        await session.wait_for_mcp()
+        [status] = session.mcp_servers()
+        assert (status.state, status.transport) == ("ready", "sse"), status
+        await session.prompt("use sse")
+        assert results(session)[-1].text == "echo: over sse"
+        await session.close()
+
+    try:
+        run(scenario(), timeout=60)
+    finally:
+        stop_http(server)
 
 
 def test_an_http_server_that_goes_away_is_reported_and_found_again(

@@ -32,8 +32,9 @@ log = logging.getLogger(__name__)
 
 #: Shown with a failure: the end of what the server wrote to stderr.
 _STDERR_TAIL = 600
-#: Stopping a server (closing its streams, ending its process) takes at most this long.
-_STOP_S = 5.0
+#: Stopping a server takes at most this long: the SDK closes its stdin, waits 2 s, sends
+#: SIGTERM, waits 2 s more, then SIGKILL.
+_STOP_S = 8.0
 
 Changed = Callable[[], None]
 
@@ -52,6 +53,7 @@ class McpConnection:
         #: Settles when the current attempt is ready or has failed.
         self._settled: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
+        self._connecting: anyio.CancelScope | None = None
         self._stopping = False
         self._refreshing: set[asyncio.Task[None]] = set()
 
@@ -80,6 +82,8 @@ class McpConnection:
     async def stop(self) -> None:
         self._stopping = True
         self._wake.set()
+        if self._connecting is not None:
+            self._connecting.cancel()
         for refresh in list(self._refreshing):
             refresh.cancel()
         task = self._task
@@ -109,9 +113,16 @@ class McpConnection:
                     message_handler=self._on_message,
                     client_info=types.Implementation(name="picode", version=__version__),
                 ) as session:
-                    with anyio.fail_after(timeout):
-                        await session.initialize()
-                        tools = await _list_tools(session)
+                    # Our own scope, so that stop() ends a handshake that hangs; cancelling
+                    # the task instead would cut short the SDK's shutdown of the server.
+                    with anyio.CancelScope() as connecting:
+                        self._connecting = connecting
+                        with anyio.fail_after(timeout):
+                            await session.initialize()
+                            tools = await _list_tools(session)
+                    self._connecting = None
+                    if self._stopping:
+                        return
                     self._session, self.tools, ready = session, tools, True
                     self._set("ready", None)
                     settled.set_result(None)
@@ -128,6 +139,7 @@ class McpConnection:
                 log.debug("mcp server %s: %s", self.name, text, exc_info=True)
         finally:
             self._session = None
+            self._connecting = None
             if not settled.done():
                 settled.set_result(None)
             if stderr is not None:
@@ -227,7 +239,9 @@ class McpConnection:
             ) from None
 
     async def _connected(self) -> ClientSession:
-        if self._session is None and self.state in ("failed", "timed_out", "disconnected"):
+        if self._session is not None:
+            return self._session
+        if self.state in ("failed", "timed_out", "disconnected"):
             old = self._task
             if old is not None and not old.done():
                 # The last attempt is still winding down (closing its streams).

@@ -7,9 +7,10 @@ connected, failed, went away or changed its tool list).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from picode.agent.tool import AgentTool
 from picode.session.config_mcp import McpServer
 from picode.session.mcp.connection import McpConnection
 from picode.session.mcp.status import McpServerStatus
@@ -59,13 +60,18 @@ class McpManager:
                 )
         return offered
 
-    def approved(self) -> set[str]:
-        """Tools listed in their server's ``tools.approved``: never asked about."""
-        return {
+    def offer(self, own: Sequence[AgentTool]) -> tuple[list[AgentTool], frozenset[str]]:
+        """``own`` tools plus the MCP tools whose names are free; and the MCP tools asked
+        about under ``approval = "all"`` (all but those in their server's ``approved``)."""
+        taken = {tool.name for tool in own}
+        offered = [tool for tool in self.tools() if tool.name not in taken]
+        approved = {
             model_tool_name(c.name, tool)
             for c in self._connections
             for tool in c.config.tools.approved
         }
+        gated = frozenset(tool.name for tool in offered if tool.name not in approved)
+        return [*own, *offered], gated
 
     def statuses(self) -> list[McpServerStatus]:
         by_server: dict[str, list[str]] = {}
