@@ -125,6 +125,16 @@ class RecordingClient:
     async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
         self.released.append(terminal_id)
 
+    async def close_terminals(self) -> None:
+        """Kill and reap what is still running, while the event loop is there to close the
+        pipes (asyncio's process transports otherwise complain from a closed loop)."""
+        for terminal in self.terminals.values():
+            if terminal.process.returncode is None:
+                terminal.process.kill()
+            await terminal.process.wait()
+            await terminal.reader
+            terminal.process._transport.close()  # type: ignore[attr-defined]
+
     async def wait_until(self, found: Callable[[Any], bool]) -> Any:
         """The first update (recorded so far or still to come) for which ``found`` holds."""
 
@@ -185,7 +195,10 @@ async def connect(
             conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities),
             TIMEOUT,
         )
-        yield conn, initialized
+        try:
+            yield conn, initialized
+        finally:
+            await client.close_terminals()
 
 
 async def new_session(conn: Any, project: Path) -> Any:
