@@ -60,7 +60,7 @@ def test_known_debt_is_still_debt() -> None:
 
 
 #: The session's parts; front ends reach them only through the session's own methods.
-SESSION_INTERNALS = frozenset({"agent", "recorder", "extensions", "recovery"})
+SESSION_INTERNALS = frozenset({"agent", "recorder", "extensions", "recovery", "approval"})
 
 
 def reach_ins(root: Path = SOURCE) -> list[str]:

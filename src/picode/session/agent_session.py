@@ -44,7 +44,7 @@ from picode.ai.types import (
     UserContent,
     UserMessage,
 )
-from picode.session.approval import ApprovalGate
+from picode.session.approval import ApprovalGate, ApprovalPolicy, Approver
 from picode.session.credentials import Credentials
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
@@ -290,6 +290,19 @@ class AgentSession:
         (headless runs wait so that the model sees the tools from the first prompt)."""
         if self._mcp is not None:
             await self._mcp.wait_settled()
+
+    @property
+    def approval_policy(self) -> ApprovalPolicy:
+        """Which tool calls are asked about: "never", "edits" or "all"."""
+        return self.approval.policy
+
+    def set_approval_policy(self, policy: ApprovalPolicy) -> None:
+        """From the next tool call on."""
+        self.approval.policy = policy
+
+    def set_approver(self, approver: Approver) -> None:
+        """Who answers approval asks (the front end's prompt)."""
+        self.approval.approver = approver
 
     def tool(self, name: str) -> AgentTool | None:
         """The tool of that name the model can call now, if any."""

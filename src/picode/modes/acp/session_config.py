@@ -40,7 +40,7 @@ THINKING_OPTION = "thinking"
 
 def mode_state(session: Any) -> SessionModeState:
     return SessionModeState(
-        current_mode_id=session.approval.policy, available_modes=list(MODES.values())
+        current_mode_id=session.approval_policy, available_modes=list(MODES.values())
     )
 
 
@@ -48,7 +48,7 @@ def set_mode(session: Any, mode_id: str) -> None:
     if mode_id not in MODES:
         known = ", ".join(MODES)
         raise RequestError.invalid_params({"message": f"unknown mode {mode_id!r}; one of {known}"})
-    session.approval.policy = mode_id
+    session.set_approval_policy(mode_id)
 
 
 def config_options(session: Any) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:

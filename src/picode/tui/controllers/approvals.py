@@ -43,8 +43,8 @@ class ApprovalController:
 
     def attach(self, session: AgentSession) -> None:
         """Become the session's approver unless its policy asks for none."""
-        if session.approval.policy != "never":
-            session.approval.approver = self.ask
+        if session.approval_policy != "never":
+            session.set_approver(self.ask)
 
     @property
     def active(self) -> bool:
