@@ -19,12 +19,13 @@ import sys
 import termios
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyte
 
-from tests.cli.harness import PICODE
+from tests.cli.harness import PICODE, PicodeEnv
 
 COLUMNS = 120
 LINES = 36
@@ -35,6 +36,9 @@ ESCAPE = b"\x1b"
 CTRL_C = b"\x03"
 CTRL_D = b"\x04"
 CTRL_O = b"\x0f"
+
+#: The editor's placeholder: on screen from the first frame on.
+READY = "Ask picode…"
 
 #: The child makes the inherited pty its controlling terminal, then becomes picode (same
 #: pid, so a test can signal it). Doing this in ``preexec_fn`` would fork a threaded parent.
@@ -228,3 +232,24 @@ class Terminal:
             self._reader.join(10)
             os.close(self._master)
             self._master = -1
+
+
+@contextmanager
+def terminals(picode: PicodeEnv, model: str) -> Iterator[Callable[..., Terminal]]:
+    """``start(*args, env=None)`` runs picode on ``model`` in a new pty and returns once its
+    first frame shows; every one started is closed at the end, pass or fail."""
+    started: list[Terminal] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> Terminal:
+        terminal = Terminal(
+            [*args, "--model", model], cwd=picode.project, env={**picode.env, **(env or {})}
+        )
+        started.append(terminal)
+        terminal.wait_for_text(READY)
+        return terminal
+
+    try:
+        yield start
+    finally:
+        for terminal in started:
+            terminal.close()

@@ -13,13 +13,11 @@ pytest.importorskip("pty")  # POSIX only: it needs termios
 
 from tests.cli.apis import AnthropicDriver, large_write, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import CTRL_D, CTRL_O, ESCAPE, Terminal
+from tests.cli.terminal import CTRL_D, CTRL_O, ESCAPE, Terminal, terminals
 from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.server import Cut, Stall, WireServer
 
 API = AnthropicDriver()
-#: The editor's placeholder: on screen from the first frame on.
-READY = "Ask picode…"
 
 Start = Callable[..., Terminal]
 
@@ -28,21 +26,8 @@ Start = Callable[..., Terminal]
 def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
     """Starts picode TUIs on the test server; every one is killed at the end, pass or fail."""
     use(API, wire, picode)
-    started: list[Terminal] = []
-
-    def start(*args: str, env: dict[str, str] | None = None) -> Terminal:
-        terminal = Terminal(
-            [*args, "--model", API.model], cwd=picode.project, env={**picode.env, **(env or {})}
-        )
-        started.append(terminal)
-        terminal.wait_for_text(READY)
-        return terminal
-
-    try:
+    with terminals(picode, API.model) as start:
         yield start
-    finally:
-        for terminal in started:
-            terminal.close()
 
 
 # --- helpers --------------------------------------------------------------------------

@@ -15,11 +15,10 @@ pytest.importorskip("pty")  # POSIX only: it needs termios
 
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import ESCAPE, Terminal
+from tests.cli.terminal import ESCAPE, Terminal, terminals
 from tests.wire.server import Stall, WireServer
 
 API = AnthropicDriver()
-READY = "Ask picode…"
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
 
@@ -29,21 +28,8 @@ Start = Callable[..., Terminal]
 @pytest.fixture
 def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
     use(API, wire, picode)
-    started: list[Terminal] = []
-
-    def start(env: dict[str, str] | None = None) -> Terminal:
-        terminal = Terminal(
-            ["--model", API.model], cwd=picode.project, env={**picode.env, **(env or {})}
-        )
-        started.append(terminal)
-        terminal.wait_for_text(READY)
-        return terminal
-
-    try:
+    with terminals(picode, API.model) as start:
         yield start
-    finally:
-        for terminal in started:
-            terminal.close()
 
 
 #: Between the bytes of a split sequence: far below the ESCDELAY these tests set (500 ms),

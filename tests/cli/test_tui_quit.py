@@ -12,11 +12,10 @@ pytest.importorskip("pty")  # POSIX only: it needs termios
 
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import CTRL_D, Terminal
+from tests.cli.terminal import CTRL_D, Terminal, terminals
 from tests.wire.server import WireServer
 
 API = AnthropicDriver()
-READY = "Ask picode…"
 HINT = "Resume this session with: picode -c"
 
 Start = Callable[[], Terminal]
@@ -25,20 +24,14 @@ Start = Callable[[], Terminal]
 @pytest.fixture
 def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
     use(API, wire, picode)
-    started: list[Terminal] = []
+    with terminals(picode, API.model) as start:
 
-    def start() -> Terminal:
-        terminal = Terminal(["--model", API.model], cwd=picode.project, env=picode.env)
-        started.append(terminal)
-        terminal.wait_for_text(READY)
-        terminal.wait_for_text("↑0 ↓0")  # the session is open: the real editor has the keys
-        return terminal
+        def start_ready() -> Terminal:
+            terminal = start()
+            terminal.wait_for_text("↑0 ↓0")  # the session is open: the real editor has the keys
+            return terminal
 
-    try:
-        yield start
-    finally:
-        for terminal in started:
-            terminal.close()
+        yield start_ready
 
 
 def _after_the_app(terminal: Terminal) -> str:

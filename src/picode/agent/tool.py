@@ -9,7 +9,7 @@ error result the model can read, never an exception out of the loop.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -156,18 +156,23 @@ class FunctionTool:
         return self.schema
 
     def validate(self, arguments: dict[str, Any]) -> Any:
-        required = self.required or tuple(self.schema.get("required", ()))
-        missing = [key for key in required if key not in arguments]
-        if missing:
-            raise ToolArgumentsError(
-                "Missing required argument(s): " + ", ".join(f"'{key}'" for key in missing)
-            )
-        return arguments
+        return require_arguments(arguments, self.required or self.schema.get("required", ()))
 
     async def execute(
         self, call_id: str, args: Any, signal: AbortSignal, on_update: OnUpdate
     ) -> ToolResult:
         return await self.function(args, signal, on_update)
+
+
+def require_arguments(arguments: dict[str, Any], required: Iterable[Any]) -> dict[str, Any]:
+    """``arguments`` when every name in ``required`` is among them (a hand-written schema's
+    check; the schema's owner validates the rest)."""
+    missing = [key for key in required if isinstance(key, str) and key not in arguments]
+    if missing:
+        raise ToolArgumentsError(
+            "Missing required argument(s): " + ", ".join(f"'{key}'" for key in missing)
+        )
+    return arguments
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from picode.agent.tool import OnUpdate, ToolArgumentsError, ToolResult
+from picode.agent.tool import OnUpdate, ToolResult, require_arguments
 from picode.ai.abort import AbortSignal
 from picode.session.mcp.connection import McpConnection
 from picode.session.mcp.content import tool_result
@@ -34,13 +34,7 @@ class McpTool:
 
     def validate(self, arguments: dict[str, Any]) -> Any:
         # The server validates against its schema; only what it surely refuses is caught here.
-        required = self.parameters.get("required") or ()
-        missing = [key for key in required if isinstance(key, str) and key not in arguments]
-        if missing:
-            raise ToolArgumentsError(
-                "Missing required argument(s): " + ", ".join(f"'{key}'" for key in missing)
-            )
-        return arguments
+        return require_arguments(arguments, self.parameters.get("required") or ())
 
     async def execute(
         self, call_id: str, args: Any, signal: AbortSignal, on_update: OnUpdate
