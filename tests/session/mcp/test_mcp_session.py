@@ -125,13 +125,16 @@ def test_a_call_past_timeout_s_fails_and_the_server_is_told(
 ) -> None:
     async def scenario() -> None:
         faux = harness.faux(call("hang"), text_turn("too slow"))
-        settings = settings_with(files=stdio_server(record, timeout_s=5))
+        # timeout_s also bounds the connection: long enough for a loaded machine to start
+        # the server, short enough to keep the test quick.
+        settings = settings_with(files=stdio_server(record, timeout_s=10))
         session = await harness.open(faux, settings=settings)
         await session.wait_for_mcp()
+        assert session.mcp_servers()[0].state == "ready"
         await session.prompt("wait forever")
         [result] = results(session)
         assert result.is_error
-        assert "did not answer hang within 5 s (timeout_s)" in result.text
+        assert "did not answer hang within 10 s (timeout_s)" in result.text
         await wait_recorded(record, "hang cancelled")
         assert session.mcp_servers()[0].state == "ready"
         await session.close()
