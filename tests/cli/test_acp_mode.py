@@ -372,3 +372,29 @@ def test_stop_reason_and_usage_come_from_the_reply(wire: WireServer, picode: Pic
     response = asyncio.run(script())
     assert response.stop_reason == "max_tokens"
     assert (response.usage.input_tokens, response.usage.cached_read_tokens) == (40, 5)
+
+
+def test_a_session_in_another_folder_gets_that_folders_trust(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = point_at(wire, picode)
+    wire.enqueue(api.text("Here."), api.text("There."))
+    (picode.project / ".picode").mkdir()
+    (picode.project / ".picode" / "SYSTEM.md").write_text("You are the launch folder.")
+    stranger = picode.project.parent / "cloned"
+    (stranger / ".picode").mkdir(parents=True)
+    (stranger / ".picode" / "SYSTEM.md").write_text("You are a pirate.")
+    client = RecordingClient()
+
+    async def script() -> None:
+        # Trusted at launch: the launch folder only, never a folder the editor opens later.
+        async with connect(picode, client, "--model", api.model, "--trust-project") as (conn, _):
+            here = await new_session(conn, picode.project)
+            await prompt(conn, here.session_id, "one")
+            there = await new_session(conn, stranger)
+            await prompt(conn, there.session_id, "two")
+
+    asyncio.run(script())
+    first, second = (request.body.decode() for request in wire.requests)
+    assert "You are the launch folder." in first
+    assert "pirate" not in second

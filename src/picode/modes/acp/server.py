@@ -209,7 +209,12 @@ class PicodeAcpAgent:
         # again for this session's folder, with the editor's file system and terminal when
         # it offers them.
         options = dataclasses.replace(
-            self.options, cwd=folder, session=spec, tools=tools, approver=approve
+            self.options,
+            cwd=folder,
+            session=spec,
+            tools=tools,
+            approver=approve,
+            project_trusted=await asyncio.to_thread(self._trusted, folder),
         )
         try:
             session = await AgentSession.open(options)
@@ -229,6 +234,16 @@ class PicodeAcpAgent:
         self.sessions[session_id] = hosted
         session.subscribe(lambda event: self._forward(hosted, event))
         return hosted
+
+    def _trusted(self, folder: Path) -> bool:
+        """The launch folder keeps the trust the launcher settled (``--trust-project``
+        included); any other folder an editor opens is trusted only if the person trusted
+        it (from the TUI) and its gated files have not changed since."""
+        from picode.session.trust import assess_project
+
+        if folder.resolve() == self.options.cwd.resolve():
+            return self.options.project_trusted
+        return assess_project(self.options.paths, folder).trusted
 
     def _file_access(self, link: SessionLink) -> FileAccess:
         fs = self.client.fs
