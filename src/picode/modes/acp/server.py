@@ -242,7 +242,7 @@ class PicodeAcpAgent:
         from picode.session.trust import assess_project
 
         if folder.resolve() == self.options.cwd.resolve():
-            return self.options.project_trusted
+            return bool(self.options.project_trusted)
         return assess_project(self.options.paths, folder).trusted
 
     def _file_access(self, link: SessionLink) -> FileAccess:
