@@ -24,7 +24,6 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 from textual.timer import Timer
-from textual.widget import Widget
 
 from picode.tui.widgets.md_layout import (
     Line,
@@ -44,6 +43,7 @@ from picode.tui.widgets.md_render import (
     render_block,
     render_markdown,
 )
+from picode.tui.widgets.steady import KeepsDrawnLines
 
 #: The shortest time between two flushes of a streaming reply (about one frame).
 FLUSH_INTERVAL = 1 / 30
@@ -53,7 +53,7 @@ STRIP_CACHE_LINES = 256
 _NEWLINE = re.compile(r"\r\n?|\n")
 
 
-class MarkdownView(Widget):
+class MarkdownView(KeepsDrawnLines):
     """Markdown source drawn as styled lines."""
 
     DEFAULT_CSS = """

@@ -21,6 +21,7 @@ from picode.ai.types import (
     UserMessage,
 )
 from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
+from picode.tui.widgets.steady import KeepsDrawnLines
 from picode.tui.widgets.tool_call import ToolCallView
 
 #: A pasted megabyte stays in the session; the transcript shows its beginning.
@@ -108,7 +109,7 @@ class ThinkingView(Widget):
         return Content.assemble(("∴ Thinking\n", "$thinking not italic"), self.text.strip("\n"))
 
 
-class AssistantMessageView(Widget):
+class AssistantMessageView(KeepsDrawnLines):
     """One assistant message; blocks are mounted in content order as they start."""
 
     DEFAULT_CSS = """

@@ -22,6 +22,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from picode.tui.widgets.steady import KeepsDrawnLines, SteadyScrollBars
+
 if TYPE_CHECKING:
     from picode.tui.widgets.messages import AssistantMessageView
 
@@ -67,7 +69,7 @@ class EarlierRow(Static):
             parent.request_older()
 
 
-class Transcript(VerticalScroll, can_focus=False):
+class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=False):
     """Keeps at most ``max_entries`` entries mounted; older ones are counted, not drawn."""
 
     DEFAULT_CSS = """

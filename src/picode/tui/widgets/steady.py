@@ -1,0 +1,117 @@
+"""Two small adaptations of Textual for a transcript that grows at the bottom every frame.
+
+Textual repaints a widget whole when its size or virtual size changes: its styled lines
+(background, padding, filters) are dropped and drawn again. While a reply streams, the
+reply, its message and the transcript all change height nearly every frame, so each frame
+restyled every visible line of all three, plus the transcript's scrollbar, and a key typed
+meanwhile waited for that (docs/benchmarks.md, "Latency through a real terminal").
+
+- ``KeepsDrawnLines``: a widget that only grew taller (same width) keeps the lines it had
+  drawn; only the new rows and those its bottom padding, border or outline covered are
+  styled again. A scroll container keeps its lines when only its virtual size changes.
+  For widgets whose line ``y`` does not depend on their height (no vertical centring): the
+  transcript, a message and a Markdown view.
+- ``SteadyScrollBar``: repaints when the thumb it draws moves or changes size, not on
+  every change of the scroll numbers behind it (in a long transcript anchored at the
+  bottom the thumb stays put while the reply grows).
+
+Both touch Textual internals (``Widget._styles_cache``, ``Widget._vertical_scrollbar``),
+kept to this module; tests/tui/test_steady.py checks that what they keep is what a full
+repaint draws.
+"""
+
+from __future__ import annotations
+
+from math import ceil
+
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.scrollbar import ScrollBar, ScrollBarRender
+from textual.widget import Widget
+
+_NO_EDGE = ("", "none", "hidden")
+
+
+class KeepsDrawnLines(Widget):
+    """Mixin: growing taller restyles only the rows that changed."""
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        old = self._size
+        if size.width != old.width or size.height < old.height or not old.height:
+            return super()._size_updated(size, virtual_size, container_size, layout)
+        cache = self._styles_cache
+        drawn = dict(cache._cache)
+        dirty = set(cache._dirty_lines)
+        changed = super()._size_updated(size, virtual_size, container_size, layout)
+        # What the old bottom edge covered is content now (or moves down): draw it again.
+        first_moved = max(0, old.height - _bottom_edge(self))
+        cache._cache.update((y, strip) for y, strip in drawn.items() if y < first_moved)
+        cache._dirty_lines = dirty | set(range(first_moved, size.height))
+        return changed
+
+
+def _bottom_edge(widget: Widget) -> int:
+    """Rows at the bottom that depend on where the bottom is."""
+    styles = widget.styles
+    rows = styles.padding.bottom
+    if styles.border_bottom[0] not in _NO_EDGE:
+        rows += 1
+    if styles.outline_bottom[0] not in _NO_EDGE:
+        rows = max(rows, 1)
+    return rows
+
+
+class SteadyScrollBar(ScrollBar):
+    """A vertical scrollbar that repaints only when its thumb's drawing changes."""
+
+    window_virtual_size: Reactive[int] = Reactive(100, repaint=False)
+    window_size: Reactive[int] = Reactive(0, repaint=False)
+    position: Reactive[float] = Reactive(0, repaint=False)
+
+    def __init__(self, *, thickness: int = 1) -> None:
+        super().__init__(vertical=True, name="vertical", thickness=thickness)
+        self._drawn: tuple[int, int, int] | None = None
+
+    def _watch_window_virtual_size(self) -> None:
+        self._refresh_if_moved()
+
+    def _watch_window_size(self) -> None:
+        self._refresh_if_moved()
+
+    def _watch_position(self) -> None:
+        self._refresh_if_moved()
+
+    def _refresh_if_moved(self) -> None:
+        thumb = self.thumb()
+        if thumb != self._drawn:
+            self._drawn = thumb
+            self.refresh()
+
+    def thumb(self) -> tuple[int, int, int]:
+        """(height, start, end) of the thumb in eighths of a cell, as Textual draws it."""
+        size = self.size.height
+        window = self.window_size if self.window_size < self.window_virtual_size else 0
+        virtual = ceil(self.window_virtual_size)
+        window = ceil(window)
+        if not (window and size and virtual and size != virtual):
+            return (size, 0, 0)
+        eighths = len(ScrollBarRender.VERTICAL_BARS)
+        thumb_size = max(1, window / (virtual / size))
+        offset = (size - thumb_size) * (self.position / (virtual - window))
+        start = int(offset * eighths)
+        return (size, start, start + ceil(thumb_size * eighths))
+
+
+class SteadyScrollBars(Widget):
+    """Mixin for a vertically scrolling container: its scrollbar is a ``SteadyScrollBar``."""
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        if self._vertical_scrollbar is None:
+            bar = SteadyScrollBar(thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
