@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
 
+from picode.tui import ESCDELAY_MS
 from picode.tui.app import PicodeApp
-from picode.tui.driver import IDLE_WAIT_S, PromptEscDriver, input_wait
+from picode.tui.driver import (
+    IDLE_WAIT_S,
+    LONE_ESC_GRACE_S,
+    READ_SIZE,
+    LoneEscape,
+    PromptEscDriver,
+    input_wait,
+    lone_escape_grace,
+)
 
 
 def test_no_pending_escape_waits_the_idle_time() -> None:
@@ -42,3 +52,60 @@ def test_the_app_uses_it_on_posix() -> None:
 
     if os.name == "posix":
         assert PicodeApp.get_driver_class(object.__new__(PicodeApp)) is PromptEscDriver
+
+
+def test_a_lone_escape_read_by_itself_is_released_after_the_grace() -> None:
+    parser = XTermParser()
+    lone = LoneEscape(LONE_ESC_GRACE_S)
+    list(parser.feed("\x1b"))
+    now = get_time()
+    lone.after_read(parser, "\x1b", 1, now)
+    assert lone.wait(parser, now) == pytest.approx(LONE_ESC_GRACE_S)
+    lone.release_if_due(parser, now + LONE_ESC_GRACE_S)
+    assert [e.key for e in parser.tick() if isinstance(e, events.Key)] == ["escape"]
+
+
+def test_more_bytes_within_the_grace_still_make_one_key() -> None:
+    parser = XTermParser()
+    lone = LoneEscape(LONE_ESC_GRACE_S)
+    list(parser.feed("\x1b"))
+    lone.after_read(parser, "\x1b", 1, get_time())
+    seen = list(parser.feed("[A"))  # the up arrow, cut after its ESC
+    lone.after_read(parser, "[A", 2, get_time())
+    lone.release_if_due(parser, get_time() + 1)
+    seen += parser.tick()
+    assert [e.key for e in seen if isinstance(e, events.Key)] == ["up"]
+
+
+@pytest.mark.parametrize(
+    ("before", "data", "read_size"),
+    [
+        ("", "x" * 10 + "\x1b", READ_SIZE),  # a full read: the rest may be unread yet
+        ("", "\x1b[200~pasted \x1b", 16),  # inside a bracketed paste
+        ("\x1b[200~text", "more\x1b", 5),  # a paste that began in an earlier read
+    ],
+    ids=["full-read", "paste", "paste-begun-earlier"],
+)
+def test_an_escape_that_may_be_cut_waits_the_whole_delay(
+    before: str, data: str, read_size: int
+) -> None:
+    parser = XTermParser()
+    lone = LoneEscape(LONE_ESC_GRACE_S)
+    if before:
+        list(parser.feed(before))
+        lone.after_read(parser, before, len(before), get_time())
+    list(parser.feed(data))
+    now = get_time()
+    lone.after_read(parser, data, read_size, now)
+    assert lone.release_at is None
+    assert lone.wait(parser, now) == input_wait(parser, now)
+
+
+def test_an_escdelay_the_person_chose_applies_to_every_escape() -> None:
+    assert lone_escape_grace(int(ESCDELAY_MS) / 1000) == LONE_ESC_GRACE_S
+    assert lone_escape_grace(0.5) is None
+    parser = XTermParser()
+    lone = LoneEscape(None)
+    list(parser.feed("\x1b"))
+    lone.after_read(parser, "\x1b", 1, get_time())
+    assert lone.release_at is None

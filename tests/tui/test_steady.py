@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.geometry import Region, Size
@@ -17,7 +18,12 @@ from textual.widgets import Static
 
 from picode.tui.themes import default_tokens
 from picode.tui.widgets.messages import AssistantMessageView
-from picode.tui.widgets.steady import KeepsDrawnLines, SteadyScrollBar
+from picode.tui.widgets.steady import (
+    KeepsDrawnLines,
+    SteadyScrollBar,
+    WholeCellScrollBarRender,
+    thumb_cells,
+)
 from picode.tui.widgets.transcript import Transcript
 
 from .conftest import run
@@ -187,3 +193,27 @@ def test_the_transcript_scrollbar_repaints_only_when_its_thumb_moves() -> None:
             assert bar.thumb() != thumb and refreshes, "a moved thumb must be drawn"
 
     run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("size", "virtual", "window", "position"),
+    [
+        (31, 36, 31, 5),
+        (31, 187, 31, 156),
+        (31, 187, 31, 0),
+        (31, 187, 31, 77.375),
+        (20, 5000, 20, 4980),
+        (10, 11, 10, 0.5),
+    ],
+)
+def test_the_thumb_cells_are_the_ones_drawn(
+    size: int, virtual: int, window: int, position: float
+) -> None:
+    bar = WholeCellScrollBarRender.render_bar(
+        size=size, virtual_size=virtual, window_size=window, position=position
+    )
+    segments = bar.segments  # one per cell; the thumb's are drawn in reverse
+    drawn = [index for index, cell in enumerate(segments) if cell.style and cell.style.reverse]
+    first, end = thumb_cells(size, virtual, window, position)
+    assert drawn == list(range(first, end))
+    assert len(segments) == size

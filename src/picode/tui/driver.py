@@ -5,6 +5,14 @@ A lone ESC byte may begin an escape sequence, so the parser holds it until a sho
 when ``select`` wakes up, and it waits up to 100 ms, so Esc — the key that stops a reply —
 took about 100 ms whatever ESCDELAY said. Here the wait ends at the parser's deadline
 instead; everything else (reading, decoding, feeding the parser) is Textual's, unchanged.
+
+A lone ESC that came by itself, in a read that held nothing after it, is the Esc key: a
+terminal writes each key's sequence in one go, so the rest of a sequence arrives with its
+ESC, not milliseconds later. It is released after ``LONE_ESC_GRACE_S`` instead of the
+whole ``ESCDELAY`` (crossterm decides the same way, with no grace at all). An ESC at the end
+of a full read may be cut from its sequence and waits the whole delay; so does every ESC
+when the person set ``ESCDELAY`` to something other than picode's default (a slow serial
+line, say).
 """
 
 from __future__ import annotations
@@ -19,8 +27,13 @@ from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
+from picode.tui import ESCDELAY_MS
+
 #: The wait when no escape is pending: as in Textual (it also bounds the exit check).
 IDLE_WAIT_S = 0.1
+#: How long a lone ESC that came by itself waits for more before it is the Esc key.
+LONE_ESC_GRACE_S = 0.002
+READ_SIZE = 1024 * 4
 
 
 def input_wait(parser: Parser[Any], now: float) -> float:
@@ -32,29 +45,78 @@ def input_wait(parser: Parser[Any], now: float) -> float:
     return min(IDLE_WAIT_S, max(0.0, deadline - now))
 
 
+def lone_escape_grace(escape_delay_s: float) -> float | None:
+    """The grace for a lone ESC, or None when every ESC must wait the whole delay."""
+    return LONE_ESC_GRACE_S if round(escape_delay_s * 1000) == int(ESCDELAY_MS) else None
+
+
+PASTE_START = "\x1b[200~"
+PASTE_END = "\x1b[201~"
+
+
+class LoneEscape:
+    """Decides when a pending ESC is the Esc key without waiting the whole delay."""
+
+    def __init__(self, grace: float | None) -> None:
+        self.grace = grace
+        self.release_at: float | None = None
+        self.in_paste = False
+
+    def after_read(self, parser: Parser[Any], data: str, read_size: int, now: float) -> None:
+        """Only a read that ends in a lone ESC and left nothing unread (it did not fill the
+        buffer) releases early; never inside a bracketed paste, whose text may hold ESC."""
+        start, end = data.rfind(PASTE_START), data.rfind(PASTE_END)
+        if start != end:
+            self.in_paste = start > end
+        self.release_at = None
+        if self.grace is None or self.in_paste or read_size >= READ_SIZE:
+            return
+        deadline: float | None = getattr(parser, "_timeout_time", None)
+        if deadline is not None and data.endswith("\x1b"):
+            self.release_at = min(deadline, now + self.grace)
+
+    def wait(self, parser: Parser[Any], now: float) -> float:
+        full = input_wait(parser, now)
+        return full if self.release_at is None else min(full, max(0.0, self.release_at - now))
+
+    def release_if_due(self, parser: Parser[Any], now: float) -> None:
+        """Past the grace with nothing more read: let the parser give the Esc key now."""
+        if self.release_at is None or now < self.release_at:
+            return
+        self.release_at = None
+        if getattr(parser, "_timeout_time", None) is not None:
+            parser._timeout_time = 0.0  # already due: the next tick() gives the Esc key
+
+
 class PromptEscDriver(LinuxDriver):
     def run_input_thread(self) -> None:
+        from textual import constants
+
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
         fileno = self.fileno
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
+        lone = LoneEscape(lone_escape_grace(constants.ESCAPE_DELAY))
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
             for index, (_key, mask) in enumerate(ready):
                 if mask & selectors.EVENT_READ:
                     last = index == len(ready) - 1
-                    data = decode(os.read(fileno, 1024 * 4), final=final and last)
+                    raw = os.read(fileno, READ_SIZE)
+                    data = decode(raw, final=final and last)
                     if not data:
                         break  # stdin is a pipe that ended
                     for event in parser.feed(data):
                         self.process_message(event)
+                    lone.after_read(parser, data, len(raw), get_time())
+            lone.release_if_due(parser, get_time())
             for event in parser.tick():
                 self.process_message(event)
 
         try:
             while not self.exit_event.is_set():
-                process(selector.select(input_wait(parser, get_time())))
+                process(selector.select(lone.wait(parser, get_time())))
             selector.unregister(self.fileno)
             process(selector.select(IDLE_WAIT_S), final=True)
         finally:

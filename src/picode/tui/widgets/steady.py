@@ -11,9 +11,8 @@ meanwhile waited for that (docs/benchmarks.md, "Latency through a real terminal"
   styled again. A scroll container keeps its lines when only its virtual size changes.
   For widgets whose line ``y`` does not depend on their height (no vertical centring): the
   transcript, a message and a Markdown view.
-- ``SteadyScrollBar``: repaints when the thumb it draws moves or changes size, not on
-  every change of the scroll numbers behind it (in a long transcript anchored at the
-  bottom the thumb stays put while the reply grows).
+- ``SteadyScrollBar``: draws its thumb in whole cells and repaints only when that drawing
+  changes, not on every change of the scroll numbers behind it.
 
 Both touch Textual internals (``Widget._styles_cache``, ``Widget._vertical_scrollbar``),
 kept to this module; tests/tui/test_steady.py checks that what they keep is what a full
@@ -22,9 +21,12 @@ repaint draws.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from math import ceil
+from typing import ClassVar, Self
 
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.widget import Widget
@@ -63,16 +65,48 @@ def _bottom_edge(widget: Widget) -> int:
     return rows
 
 
+class WholeCellScrollBarRender(ScrollBarRender):
+    """A thumb of whole cells: Textual's eighth-of-a-cell ends change its drawing with
+    nearly every line a reply adds; whole cells change once every few lines, or every
+    few hundred in a long conversation."""
+
+    VERTICAL_BARS: ClassVar[list[str]] = [" "] * len(ScrollBarRender.VERTICAL_BARS)
+
+
 class SteadyScrollBar(ScrollBar):
     """A vertical scrollbar that repaints only when its thumb's drawing changes."""
 
     window_virtual_size: Reactive[int] = Reactive(100, repaint=False)
     window_size: Reactive[int] = Reactive(0, repaint=False)
     position: Reactive[float] = Reactive(0, repaint=False)
+    renderer: ClassVar[type[ScrollBarRender]] = WholeCellScrollBarRender
 
     def __init__(self, *, thickness: int = 1) -> None:
         super().__init__(vertical=True, name="vertical", thickness=thickness)
         self._drawn: tuple[int, int, int] | None = None
+        self._held = False
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Let the numbers change together (Textual's scroll update also repaints the bar
+        unasked); the thumb is compared once, after."""
+        self._held = True
+        try:
+            yield
+        finally:
+            self._held = False
+            self._refresh_if_moved()
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        if self._held and not (regions or layout or recompose):
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _watch_window_virtual_size(self) -> None:
         self._refresh_if_moved()
@@ -84,24 +118,33 @@ class SteadyScrollBar(ScrollBar):
         self._refresh_if_moved()
 
     def _refresh_if_moved(self) -> None:
+        if self._held:
+            return
         thumb = self.thumb()
         if thumb != self._drawn:
             self._drawn = thumb
             self.refresh()
 
     def thumb(self) -> tuple[int, int, int]:
-        """(height, start, end) of the thumb in eighths of a cell, as Textual draws it."""
+        """(height, first cell, cell after the last) of the thumb it draws."""
         size = self.size.height
         window = self.window_size if self.window_size < self.window_virtual_size else 0
-        virtual = ceil(self.window_virtual_size)
-        window = ceil(window)
-        if not (window and size and virtual and size != virtual):
-            return (size, 0, 0)
-        eighths = len(ScrollBarRender.VERTICAL_BARS)
-        thumb_size = max(1, window / (virtual / size))
-        offset = (size - thumb_size) * (self.position / (virtual - window))
-        start = int(offset * eighths)
-        return (size, start, start + ceil(thumb_size * eighths))
+        return (
+            size,
+            *thumb_cells(size, ceil(self.window_virtual_size), ceil(window), self.position),
+        )
+
+
+def thumb_cells(size: int, virtual: int, window: int, position: float) -> tuple[int, int]:
+    """The cells ``WholeCellScrollBarRender.render_bar`` paints as the thumb, [first, end)."""
+    if not (window and size and virtual and size != virtual):
+        return (0, 0)
+    eighths = len(ScrollBarRender.VERTICAL_BARS)
+    thumb_size = max(1, window / (virtual / size))
+    offset = (size - thumb_size) * (position / (virtual - window))
+    start = int(offset * eighths)
+    end = start + ceil(thumb_size * eighths)
+    return (max(0, start) // eighths, max(0, end) // eighths)
 
 
 class SteadyScrollBars(Widget):
@@ -115,3 +158,11 @@ class SteadyScrollBars(Widget):
             self._vertical_scrollbar = bar
             self.app._start_widget(self, bar)
         return self._vertical_scrollbar
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        bar = self._vertical_scrollbar
+        if not isinstance(bar, SteadyScrollBar):
+            super()._scroll_update(virtual_size)
+            return
+        with bar.held():
+            super()._scroll_update(virtual_size)
