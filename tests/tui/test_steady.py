@@ -17,6 +17,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from picode.tui.themes import default_tokens
+from picode.tui.widgets.markdown import StreamingMarkdown
 from picode.tui.widgets.messages import AssistantMessageView
 from picode.tui.widgets.steady import (
     KeepsDrawnLines,
@@ -72,6 +73,13 @@ async def painted(widget: Widget) -> None:
     await asyncio.wait_for(done.wait(), 5)
 
 
+async def grow(markdown: StreamingMarkdown, text: str) -> None:
+    """Stream ``text`` into the reply and wait for the frame that shows it."""
+    markdown.feed(text)
+    markdown.flush()
+    await painted(markdown)
+
+
 def drawn_by_cache(app: App[Any]) -> str:
     return app.export_screenshot()
 
@@ -114,9 +122,7 @@ def test_a_growing_reply_looks_the_same_as_a_full_repaint() -> None:
             await pilot.pause()
             markdown = message.text_start(0)
             for step in range(12):  # past a screenful: the transcript scrolls too
-                markdown.feed(PARAGRAPH + ("\n\n" if step % 3 == 2 else " "))
-                markdown.flush()
-                await painted(markdown)
+                await grow(markdown, PARAGRAPH + ("\n\n" if step % 3 == 2 else " "))
                 assert drawn_by_cache(app) == drawn_afresh(app), f"stale lines after {step}"
 
     run(scenario())
@@ -148,13 +154,11 @@ def test_growing_by_a_line_restyles_only_the_new_rows() -> None:
             markdown = message.text_start(0)
             markdown.feed(PARAGRAPH * 6 + "\n\n")  # taller than the screen
             markdown.flush()
-            await pilot.pause()
+            await pilot.pause()  # the message is mounted and laid out before the count
             await painted(markdown)
             height = message.size.height
             with styled_lines(app.transcript, message) as count:
-                markdown.feed("A new paragraph.")
-                markdown.flush()
-                await painted(markdown)
+                await grow(markdown, "A new paragraph.")
                 assert message.size.height > height, "the reply must have grown"
                 # The transcript did not change size: none of its lines are styled again;
                 # the message restyles its new rows, not every visible one.
