@@ -101,8 +101,15 @@ def test_messages_pruned_during_a_conversation_can_be_scrolled_back(tui: TuiHarn
             # 10 messages; 4 entries mounted (prompt 3 … reply 4): 6 earlier ones.
             assert transcript.older == 6
             assert _first_user_text(app) == "prompt 3"
-            transcript.scroll_home(animate=False)
-            await wait_until(pilot, lambda: transcript.older == 0)
+            # Each scroll to the top shows one page more: the folded entries, then the
+            # unmounted messages rebuilt.
+            for _ in range(4):
+                if transcript.earlier == 0:
+                    break
+                transcript.scroll_home(animate=False)
+                await wait_until(pilot, lambda: transcript.loading_page, what="a page shown")
+                await wait_until(pilot, lambda: not transcript.loading_page, what="it settled")
+            assert transcript.older == 0 and transcript.folded == 0
             await wait_until(pilot, lambda: _first_user_text(app) == "prompt 0")
 
     run(scenario())

@@ -204,6 +204,7 @@ def test_a_burst_of_ten_pageup_keys_scrolls_ten_pages(tui: TuiHarness) -> None:
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await open_session(pilot)
+            app.transcript.shown_screens = None  # all forty blocks laid out: room for pages
             for block in range(40):
                 app.report("\n".join(f"line {block}.{row}" for row in range(20)))
             await pilot.pause()

@@ -1,9 +1,14 @@
-"""The scrolling conversation: bottom-anchored, with old entries unmounted to stay smooth.
+"""The scrolling conversation: bottom-anchored, with old entries folded away to stay smooth.
+
+Every layout places each displayed widget, so a long conversation would make each frame
+(and each echoed key) slower. While the view follows the bottom, entries more than a few
+screens above it are *folded*: hidden, not laid out, still mounted. Beyond ``max_entries``
+the oldest are unmounted.
 
 Entries built from session messages carry the message's index in the session's display
-list, so the transcript always knows how many earlier messages are not on screen. With a
-``loader`` set, a row at the top offers them ("scroll up to load") and asks for the
-previous page as soon as it becomes visible.
+list, so the transcript always knows how many earlier messages are not on screen. A row at
+the top says so; once it is scrolled into view the folded entries before it are shown again
+a page at a time, and after them (with a ``loader`` set) unmounted messages are rebuilt.
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ if TYPE_CHECKING:
 
 
 DEFAULT_MAX_ENTRIES = 150
+#: While following the bottom, entries are shown for this many screens above it.
+DEFAULT_SHOWN_SCREENS = 3.0
+#: Folded entries shown again per scroll to the top.
+UNFOLD_PAGE = 20
 #: While a loaded page is laid out, the view is held still every tick; the load ends once
 #: the page has stopped moving for a few ticks (or after the timeout, whatever happens).
 SETTLE_TICK_S = 0.02
@@ -43,11 +52,10 @@ IndexedEntry = tuple[Widget, int | None]
 class _Settling:
     first: Widget | None
     """The oldest message before the load (None: nothing to hold still)."""
-    offset: float
-    """Its position on screen then (virtual y minus scroll)."""
     start_y: int
     started: float
-    last_y: int | None = None
+    last_y: int
+    """Where ``first`` was at the last tick: the view moves by as much as it did."""
     still: int = 0
 
 
@@ -82,10 +90,19 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
     }
     """
 
-    def __init__(self, *, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+    def __init__(
+        self,
+        *,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        shown_screens: float | None = DEFAULT_SHOWN_SCREENS,
+    ) -> None:
         super().__init__(id="transcript")
         self.max_entries = max(2, max_entries)
+        #: None: never fold.
+        self.shown_screens = shown_screens
         self.entries: deque[Widget] = deque()
+        #: ``entries[:folded]`` are hidden.
+        self.folded = 0
         #: Earlier messages (or, without message indices, entries) that are not mounted.
         self.older = 0
         self.thinking_collapsed = False
@@ -119,6 +136,7 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
             self._indices[widget] = index
         self.mount(widget)
         self._prune()
+        self._fold_later()
         return widget
 
     def add_all(self, widgets: Iterable[Widget | IndexedEntry], hidden_before: int = 0) -> None:
@@ -138,6 +156,7 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
             self.mount_all([widget for widget, _ in batch])
         self._prune()
         self._show_older()
+        self._fold_later()
 
     def prepend(self, entries: Sequence[IndexedEntry], older: int) -> None:
         """Mount ``entries`` (oldest first) above the current ones, keeping the view still;
@@ -163,10 +182,12 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         else:
             self.mount_all(widgets, after=self._earlier)
         self._show_older()
+        self._hold_view(first if keep_view else None)
+
+    def _hold_view(self, first: Widget | None) -> None:
+        """Keep ``first`` still on screen while what was put above it is laid out."""
         start_y = first.virtual_region.y if first is not None else 0
-        self._settling = _Settling(
-            first if keep_view else None, start_y - self.scroll_y, start_y, self._clock()
-        )
+        self._settling = _Settling(first, start_y, self._clock(), start_y)
         # The page is laid out over several frames (Markdown sizes itself late); until it
         # has settled the load is not over, or the next one would measure the view wrongly.
         if self._settle_timer is None:
@@ -181,9 +202,10 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
             return
         first = settling.first
         y = first.virtual_region.y if first is not None and first.is_attached else None
-        if y is not None and y - settling.offset != self.scroll_y:
-            self.scroll_to(y=y - settling.offset, animate=False, immediate=True)
         if y is not None and y != settling.last_y:
+            # By the distance moved, not to a fixed place: a person scrolling meanwhile
+            # (a burst of PageUp) keeps what they scrolled.
+            self.scroll_to(y=self.scroll_y + y - settling.last_y, animate=False, immediate=True)
             settling.last_y, settling.still = y, 0
         else:
             settling.still += 1
@@ -202,6 +224,8 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
     def remove_entry(self, widget: Widget) -> None:
         """Take one entry out (a line that no longer holds, e.g. a failed start's error)."""
         if widget in self.entries:
+            if self.entries.index(widget) < self.folded:
+                self.folded -= 1
             self.entries.remove(widget)
             self._indices.pop(widget, None)
             widget.remove()
@@ -212,6 +236,7 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         self.entries.clear()
         self._indices.clear()
         self.older = 0
+        self.folded = 0
         self.loading_page = False
         self._stop_settling()
         self._show_older()
@@ -243,6 +268,7 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         pruned: list[Widget] = []
         while len(self.entries) > self.max_entries:
             pruned.append(self.entries.popleft())
+        self.folded = max(0, self.folded - len(pruned))
         if not pruned:
             return
         last_pruned = None
@@ -269,16 +295,71 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
 
     def _show_older(self) -> None:
         row = self._earlier
-        row.display = self.older > 0
-        if self.older:
-            noun = "message" if self.older == 1 else "messages"
-            if self.loader is not None:
-                text = f"↑ {self.older:,} earlier {noun} — scroll up to load"
+        earlier = self.earlier
+        row.display = earlier > 0
+        if earlier:
+            noun = "message" if earlier == 1 else "messages"
+            if self.folded or self.loader is not None:
+                text = f"↑ {earlier:,} earlier {noun} — scroll up to load"
             else:
-                text = f"{self.older:,} earlier {noun} hidden"
+                text = f"{earlier:,} earlier {noun} hidden"
             row.update(Content(text))
-            if self.loader is not None and self.is_mounted and not self.loading_page:
+            if self._can_load and self.is_mounted and not self.loading_page:
                 self.call_after_refresh(self._maybe_load)
+
+    @property
+    def earlier(self) -> int:
+        """Earlier messages not shown: unmounted or folded."""
+        if not self.folded:
+            return self.older
+        shown = (self._indices.get(w) for w in list(self.entries)[self.folded :])
+        first = next((index for index in shown if index is not None), None)
+        return first if first is not None else self.older + self.folded
+
+    @property
+    def _can_load(self) -> bool:
+        return self.folded > 0 or (self.loader is not None and self.older > 0)
+
+    # --- folding -------------------------------------------------------------------------
+
+    def _fold_later(self) -> None:
+        if self.shown_screens is not None and self.is_mounted:
+            self.call_after_refresh(self.fold)
+
+    def fold(self) -> None:
+        """Hide the entries more than ``shown_screens`` above the bottom, if the view is
+        there: nothing a person is reading is hidden, and the view does not move."""
+        if (
+            self.shown_screens is None
+            or not self.is_anchored
+            or self._anchor_released
+            or self.loading_page
+        ):
+            return
+        keep = self.shown_screens * max(1, self.scrollable_content_region.height)
+        entries = list(self.entries)
+        height = 0
+        first_shown = len(entries)
+        while first_shown > self.folded and height < keep:
+            first_shown -= 1
+            height += entries[first_shown].outer_size.height
+        if first_shown <= self.folded:
+            return
+        for widget in entries[self.folded : first_shown]:
+            widget.display = False
+        self.folded = first_shown
+        self._show_older()
+
+    def _unfold(self) -> None:
+        """Show the page of folded entries just above the shown ones, keeping the view."""
+        start = max(0, self.folded - UNFOLD_PAGE)
+        first = self.entries[self.folded] if self.folded < len(self.entries) else None
+        for widget in list(self.entries)[start : self.folded]:
+            widget.display = True
+        self.folded = start
+        self.loading_page = True
+        self._show_older()
+        self._hold_view(first)
 
     def scroll_pages(self, pages: int) -> None:
         """Scroll ``pages`` pages (negative: up) at once.
@@ -303,12 +384,22 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         return row.display and self.scroll_y <= row.outer_size.height
 
     def _maybe_load(self) -> None:
-        if self.older > 0 and not self.loading_page and self.earlier_row_visible():
+        if self.loading_page or not self._can_load:
+            return
+        # Folded entries are ready: they are shown a screen before the top is reached, so
+        # scrolling up does not stop at it.
+        near = self.scroll_y <= self.scrollable_content_region.height
+        if self.earlier_row_visible() or (self.folded and near):
             self.request_older()
 
     def request_older(self) -> None:
-        """Load the page before the oldest entry (no-op while one is loading)."""
-        if self.loader is None or self.loading_page or self.older <= 0:
+        """Show the page before the oldest shown entry (no-op while one is loading)."""
+        if self.loading_page:
+            return
+        if self.folded:
+            self._unfold()
+            return
+        if self.loader is None or self.older <= 0:
             return
         self.loading_page = True
         # Not from inside a scroll or layout callback: widgets mounted there are laid out
