@@ -217,6 +217,25 @@ def test_unknown_events_and_items_are_ignored(wire: WireServer) -> None:
     assert outcome.message.text == "after"
 
 
+def test_fields_of_the_wrong_type_count_as_missing(wire: WireServer) -> None:
+    # Events are read as the service's JSON, not through the SDK's models: a field of an
+    # unexpected type must be ignored, never trusted or crashed on.
+    script = ResponsesStream().created()
+    script.message(["kept"], stop_after_deltas=True)
+    script.event("response.output_text.delta", output_index=0, content_index=0, delta=7)
+    script.event("response.output_text.delta", output_index="0", content_index=0, delta=" lost")
+    script.event("response.output_text.delta", output_index=0, content_index=0, delta=" too")
+    script.event("response.output_item.done", output_index=0, item=["not", "an", "item"])
+    script.event("response.completed", response={"status": "completed", "usage": "none"})
+    wire.enqueue(script.response())
+
+    outcome = stream_once(gpt(wire))
+
+    assert outcome.terminal.reason == "stop"
+    assert outcome.message.text == "kept too"
+    assert outcome.message.usage.estimated  # the unusable usage is not taken
+
+
 # --- how responses end ------------------------------------------------------------------
 
 

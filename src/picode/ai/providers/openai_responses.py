@@ -1,10 +1,11 @@
 """The ``openai-responses`` provider: OpenAI's Responses API through the official SDK.
 
-The raw event stream (``responses.create(stream=True)``) is mapped output item by output
-item onto the builder. The SDK's helper stream is not used: it raises on incomplete and
-failed responses instead of handing them over. Events are dispatched on their ``type``
-string, because the SDK builds an event of a type it does not know into an arbitrary event
-class; such events are ignored.
+The request goes out through the SDK's client (auth, headers, retries off, timeouts, SSE
+framing and HTTP errors are the SDK's), but its events are read as the JSON the service
+sent: the SDK's typed events are a union of ~100 pydantic models whose validators take
+0.3-0.4 s to build on first use, which a person typing at once after launch would wait
+for. The raw stream is mapped output item by output item onto the builder, dispatched on
+the ``type`` string; events of a type this code does not know are ignored.
 
 Requests are stateless (``store=False``): reasoning items come back with their
 ``encrypted_content`` and are kept, as JSON, in the thinking block's signature so the next
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openai import APIError, AsyncOpenAI, Timeout
+from openai import APIError, AsyncOpenAI, AsyncStream, Timeout
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, reasoning_effort
@@ -31,19 +32,29 @@ from picode.ai.types import Context, TextContent, ThinkingContent
 
 API = "openai-responses"
 SUMMARY_SEPARATOR = "\n\n"
+Json = dict[str, Any]
 
 
 async def produce(
     model: Model, context: Context, options: StreamOptions, out: MessageBuilder
 ) -> None:
     client = await _client(model, options)
-    params = build_params(model, context, options)
-    stream = await client.responses.create(**params, stream=True)
+    body = {**build_params(model, context, options), "stream": True}
+    # ``cast_to=object``: each event is handed over as the decoded JSON (see the docstring).
+    stream = await client.post(
+        "/responses",
+        body=body,
+        # As ``responses.create`` asks: the API key goes as a bearer token.
+        options={"security": {"bearer_auth": True}},
+        cast_to=object,
+        stream=True,
+        stream_cls=AsyncStream[object],
+    )
     state = _StreamState(out)
     async with stream:
         try:
             async for event in stream:
-                if state.handle(event):
+                if isinstance(event, dict) and state.handle(event):
                     # A terminal event: nothing after it matters, and waiting for the
                     # server to close the body would only delay the turn.
                     break
@@ -75,15 +86,16 @@ async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
     return await cached_client_async(settings.cache_key(API), make, AsyncOpenAI.close)
 
 
-def error_text(error: Any) -> str:
-    """``code: message`` from an error object or mapping, whichever shape it came in."""
-    if isinstance(error, dict):
-        nested = error.get("error")
-        if isinstance(nested, dict):
-            error = nested
-        code, message = error.get("code"), error.get("message")
-    else:
-        code, message = getattr(error, "code", None), getattr(error, "message", None)
+def error_text(error: object) -> str:
+    """``code: message`` from an error object, nested (``{"error": {...}}``) or flat."""
+    if isinstance(error, str) and error.strip():
+        return error.strip()
+    if not isinstance(error, dict):
+        return "The server reported an error"
+    nested = error.get("error")
+    if isinstance(nested, dict):
+        error = nested
+    code, message = error.get("code"), error.get("message")
     message = str(message).strip() if message else ""
     if code and message:
         return f"{code}: {message}"
@@ -134,25 +146,53 @@ def _object_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     return {"properties": {}, **parameters, "type": "object"}
 
 
-def reasoning_signature(item: Any) -> str | None:
+def reasoning_signature(item: Json) -> str | None:
     """A finished reasoning item as the JSON kept in ``thinking_signature``."""
-    item_id = getattr(item, "id", None)
+    item_id = item.get("id")
     if not item_id:
         return None
     summary = [
-        {"type": "summary_text", "text": getattr(part, "text", "") or ""}
-        for part in getattr(item, "summary", None) or ()
+        {"type": "summary_text", "text": _text(part, "text")} for part in _dicts(item, "summary")
     ]
     stored = {
         "type": "reasoning",
         "id": item_id,
         "summary": summary,
-        "encrypted_content": getattr(item, "encrypted_content", None),
+        "encrypted_content": item.get("encrypted_content"),
     }
     return json.dumps(stored, ensure_ascii=False)
 
 
 # --- response --------------------------------------------------------------------------
+# Events are the service's JSON: any field may be missing or of another type, and a wrong
+# one is treated as missing rather than trusted.
+
+
+def _dict(value: Json, key: str) -> Json:
+    found = value.get(key)
+    return found if isinstance(found, dict) else {}
+
+
+def _dicts(value: Json, key: str) -> list[Json]:
+    found = value.get(key)
+    return [part for part in found if isinstance(part, dict)] if isinstance(found, list) else []
+
+
+def _text(value: Json, key: str) -> str:
+    found = value.get(key)
+    return found if isinstance(found, str) else ""
+
+
+def _int(value: Json, key: str, default: int) -> int:
+    found = value.get(key)
+    return found if isinstance(found, int) and not isinstance(found, bool) else default
+
+
+def _message_text(item: Json) -> str:
+    """All text of a finished message item (output text and refusals)."""
+    return "".join(
+        _text(part, "text") or _text(part, "refusal") for part in _dicts(item, "content")
+    )
 
 
 @dataclass(slots=True)
@@ -177,7 +217,7 @@ class _StreamState:
         self.out = out
         #: output_index -> item; items of kinds we do not map are absent.
         self.items: dict[int, _Item] = {}
-        self.handlers: dict[str, Callable[[Any], bool | None]] = {
+        self.handlers: dict[str, Callable[[Json], bool | None]] = {
             "response.created": self._created,
             "response.in_progress": self._created,
             "response.queued": self._created,
@@ -199,44 +239,41 @@ class _StreamState:
             "error": self._error,
         }
 
-    def handle(self, event: Any) -> bool:
+    def handle(self, event: Json) -> bool:
         """Apply one event; True once the response has ended."""
-        handler = self.handlers.get(getattr(event, "type", ""))
+        handler = self.handlers.get(_text(event, "type"))
         return bool(handler(event)) if handler is not None else False
 
     # --- items ---
 
-    def _created(self, event: Any) -> None:
-        response = getattr(event, "response", None)
-        response_id = getattr(response, "id", None)
+    def _created(self, event: Json) -> None:
+        response_id = _text(_dict(event, "response"), "id")
         if response_id:
             self.out.message.response_id = response_id
         self.out.start()
 
-    def _item_added(self, event: Any) -> None:
-        item = getattr(event, "item", None)
-        item_type = getattr(item, "type", None)
-        output_index = getattr(event, "output_index", -1)
+    def _item_added(self, event: Json) -> None:
+        item = _dict(event, "item")
+        item_type = item.get("type")
+        output_index = _int(event, "output_index", -1)
         out = self.out
         if item_type == "reasoning":
             self.items[output_index] = _Item("thinking", out.thinking_start())
         elif item_type == "message":
-            item_id = getattr(item, "id", None)
-            index = out.text_start(item_id if isinstance(item_id, str) and item_id else None)
+            index = out.text_start(_text(item, "id") or None)
             self.items[output_index] = _Item("text", index)
         elif item_type == "function_call":
-            call_id = getattr(item, "call_id", None) or getattr(item, "id", None) or ""
-            item_id = getattr(item, "id", None)
+            item_id = _text(item, "id")
+            call_id = _text(item, "call_id") or item_id
             full_id = f"{call_id}|{item_id}" if item_id and item_id != call_id else call_id
-            index = out.toolcall_start(full_id, getattr(item, "name", "") or "")
-            state = _Item("toolCall", index)
-            arguments = getattr(item, "arguments", None)
-            if isinstance(arguments, str) and arguments:
+            state = _Item("toolCall", out.toolcall_start(full_id, _text(item, "name")))
+            arguments = _text(item, "arguments")
+            if arguments:
                 state.done_arguments = arguments
             self.items[output_index] = state
 
-    def _entry(self, event: Any, kind: str) -> _Item | None:
-        entry = self.items.get(getattr(event, "output_index", -1))
+    def _entry(self, event: Json, kind: str) -> _Item | None:
+        entry = self.items.get(_int(event, "output_index", -1))
         return entry if entry is not None and entry.kind == kind else None
 
     def _summary_part(self, entry: _Item, summary_index: int) -> None:
@@ -248,67 +285,67 @@ class _StreamState:
         if isinstance(block, ThinkingContent) and block.thinking:
             self.out.thinking_delta(entry.index, SUMMARY_SEPARATOR)
 
-    def _summary_delta(self, event: Any) -> None:
+    def _summary_delta(self, event: Json) -> None:
         entry = self._entry(event, "thinking")
         if entry is not None:
-            self._summary_part(entry, getattr(event, "summary_index", 0))
-            self.out.thinking_delta(entry.index, _delta(event))
+            self._summary_part(entry, _int(event, "summary_index", 0))
+            self.out.thinking_delta(entry.index, _text(event, "delta"))
 
-    def _summary_done(self, event: Any) -> None:
+    def _summary_done(self, event: Json) -> None:
         entry = self._entry(event, "thinking")
-        summary_index = getattr(event, "summary_index", 0)
+        summary_index = _int(event, "summary_index", 0)
         if entry is not None and entry.summary_index != summary_index:
             # A part that streamed no deltas: its text arrives whole here.
             self._summary_part(entry, summary_index)
-            self.out.thinking_delta(entry.index, getattr(event, "text", "") or "")
+            self.out.thinking_delta(entry.index, _text(event, "text"))
 
-    def _reasoning_text_delta(self, event: Any) -> None:
+    def _reasoning_text_delta(self, event: Json) -> None:
         entry = self._entry(event, "thinking")
         if entry is not None:
-            self.out.thinking_delta(entry.index, _delta(event))
+            self.out.thinking_delta(entry.index, _text(event, "delta"))
 
-    def _text_delta(self, event: Any) -> None:
+    def _text_delta(self, event: Json) -> None:
         entry = self._entry(event, "text")
         if entry is not None:
-            entry.parts_with_deltas.add(getattr(event, "content_index", 0))
-            self.out.text_delta(entry.index, _delta(event))
+            entry.parts_with_deltas.add(_int(event, "content_index", 0))
+            self.out.text_delta(entry.index, _text(event, "delta"))
 
-    def _text_done(self, event: Any) -> None:
-        self._part_done(event, getattr(event, "text", None))
+    def _text_done(self, event: Json) -> None:
+        self._part_done(event, _text(event, "text"))
 
-    def _refusal_done(self, event: Any) -> None:
-        self._part_done(event, getattr(event, "refusal", None))
+    def _refusal_done(self, event: Json) -> None:
+        self._part_done(event, _text(event, "refusal"))
 
-    def _part_done(self, event: Any, text: str | None) -> None:
+    def _part_done(self, event: Json, text: str) -> None:
         entry = self._entry(event, "text")
-        part = getattr(event, "content_index", 0)
+        part = _int(event, "content_index", 0)
         if entry is not None and part not in entry.parts_with_deltas and text:
             entry.parts_with_deltas.add(part)
             self.out.text_delta(entry.index, text)
 
-    def _arguments_delta(self, event: Any) -> None:
+    def _arguments_delta(self, event: Json) -> None:
         entry = self._entry(event, "toolCall")
-        delta = _delta(event)
+        delta = _text(event, "delta")
         if entry is not None and delta:
             entry.arguments_streamed = True
             self.out.toolcall_delta(entry.index, delta)
 
-    def _arguments_done(self, event: Any) -> None:
+    def _arguments_done(self, event: Json) -> None:
         entry = self._entry(event, "toolCall")
-        arguments = getattr(event, "arguments", None)
-        if entry is not None and isinstance(arguments, str) and arguments:
+        arguments = _text(event, "arguments")
+        if entry is not None and arguments:
             entry.done_arguments = arguments
 
-    def _item_done(self, event: Any) -> None:
-        entry = self.items.pop(getattr(event, "output_index", -1), None)
+    def _item_done(self, event: Json) -> None:
+        entry = self.items.pop(_int(event, "output_index", -1), None)
         if entry is None:
             return
-        item = getattr(event, "item", None)
+        item = _dict(event, "item")
         out = self.out
         if entry.kind == "thinking":
             block = out.message.content[entry.index]
             if isinstance(block, ThinkingContent) and not block.thinking:
-                texts = [getattr(p, "text", "") for p in getattr(item, "summary", None) or ()]
+                texts = [_text(part, "text") for part in _dicts(item, "summary")]
                 out.thinking_delta(entry.index, SUMMARY_SEPARATOR.join(t for t in texts if t))
             signature = reasoning_signature(item)
             if signature is not None:
@@ -322,32 +359,30 @@ class _StreamState:
         elif entry.arguments_streamed:
             out.toolcall_end(entry.index)
         else:
-            final = getattr(item, "arguments", None)
-            arguments = final if isinstance(final, str) and final else entry.done_arguments
+            arguments = _text(item, "arguments") or entry.done_arguments
             out.toolcall_end(entry.index, parse_streaming_json(arguments))
 
     # --- endings ---
 
-    def _terminal(self, event: Any) -> bool:
-        response = getattr(event, "response", None)
+    def _terminal(self, event: Json) -> bool:
+        response = _dict(event, "response")
         out = self.out
-        response_id = getattr(response, "id", None)
+        response_id = _text(response, "id")
         if response_id:
             out.message.response_id = response_id
-        self._usage(getattr(response, "usage", None))
-        status = getattr(response, "status", None) or event.type.removeprefix("response.")
+        self._usage(response.get("usage"))
+        status = _text(response, "status") or _text(event, "type").removeprefix("response.")
         if status == "completed":
             out.finish("stop")
         elif status == "incomplete":
-            details = getattr(response, "incomplete_details", None)
-            reason = getattr(details, "reason", None)
+            reason = _dict(response, "incomplete_details").get("reason")
             if reason == "content_filter":
                 out.message.error_message = "The response was stopped by the content filter"
                 out.finish("error")
             else:
                 out.finish("length")
         elif status == "failed":
-            error = getattr(response, "error", None)
+            error = response.get("error")
             out.message.error_message = (
                 error_text(error) if error is not None else "The response failed"
             )
@@ -360,53 +395,19 @@ class _StreamState:
             out.finish("stop")
         return True
 
-    def _error(self, event: Any) -> bool:
+    def _error(self, event: Json) -> bool:
         self.out.fail(error_text(event))
         return True
 
-    def _usage(self, usage: Any) -> None:
-        if usage is None:
+    def _usage(self, usage: object) -> None:
+        if not isinstance(usage, dict):
             return
-        details = getattr(usage, "input_tokens_details", None)
-        cached = getattr(details, "cached_tokens", 0) or 0
-        written = getattr(details, "cache_write_tokens", 0) or 0
-        total_input = getattr(usage, "input_tokens", 0) or 0
+        details = _dict(usage, "input_tokens_details")
+        cached = _int(details, "cached_tokens", 0)
+        written = _int(details, "cache_write_tokens", 0)
         self.out.set_usage(
-            input=total_input - cached - written,
-            output=getattr(usage, "output_tokens", 0) or 0,
+            input=_int(usage, "input_tokens", 0) - cached - written,
+            output=_int(usage, "output_tokens", 0),
             cache_read=cached,
             cache_write=written,
         )
-
-
-def _delta(event: Any) -> str:
-    delta = getattr(event, "delta", None)
-    return delta if isinstance(delta, str) else ""
-
-
-def _message_text(item: Any) -> str:
-    """All text of a finished message item (output text and refusals)."""
-    parts: list[str] = []
-    for part in getattr(item, "content", None) or ():
-        text = getattr(part, "text", None)
-        if text is None:
-            text = getattr(part, "refusal", None)
-        if isinstance(text, str):
-            parts.append(text)
-    return "".join(parts)
-
-
-def _warm_event_types() -> None:
-    """Build the SDK's validators for stream events now, during the (threaded) import,
-    instead of on the event loop when the first event of the first reply arrives."""
-    from openai._models import construct_type
-    from openai.types.responses import ResponseStreamEvent
-
-    sample = {"type": "response.created", "sequence_number": 0}
-    try:
-        construct_type(type_=ResponseStreamEvent, value=sample)
-    except Exception:  # warming is an optimisation only
-        return
-
-
-_warm_event_types()
