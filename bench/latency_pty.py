@@ -213,6 +213,19 @@ def report(
     )
 
 
+def thirds(name: str, ours: list[float], base: list[float]) -> None:
+    """Medians over the first, middle and last third of the samples, in the order taken:
+    each round adds entries to the transcript, so a cost that grows with the conversation
+    shows as a rising row."""
+
+    def row(values: list[float]) -> str:
+        size = max(1, len(values) // 3)
+        parts = [values[:size], values[size : 2 * size], values[2 * size :]]
+        return " → ".join(f"{statistics.median(part) * 1e3:.1f}" for part in parts if part)
+
+    print(f"{name:22s} picode {row(ours)} ms | bare {row(base)} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40, help="half of them with kitty Esc")
@@ -243,6 +256,7 @@ def main() -> None:
     )
     report("Enter → request", lambda s: s.enter_request, picode, bare, None)
     report("key → echo (streaming)", lambda s: s.echo, picode, bare, TARGETS["echo"])
+    thirds("echo by thirds of the conversation", picode.echo, bare.echo)
     report("Esc → closed", lambda s: s.esc_closed, picode, bare, TARGETS["esc_closed"])
     report("Esc → painted", lambda s: s.esc_painted, picode, bare, None)
     report("kitty Esc → closed", lambda s: s.kitty_closed, picode, bare, TARGETS["esc_closed"])
