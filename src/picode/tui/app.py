@@ -7,7 +7,6 @@ Commands, completion, ``!cmd``, approvals and history paging live in ``controlle
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -18,10 +17,11 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from picode.tui.controllers.approvals import ApprovalController
-from picode.tui.controllers.attachments import collect_attachments, mentions_files
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
-from picode.tui.controllers.shell import ShellRunner, parse_shell
+from picode.tui.controllers.quit import QuitController
+from picode.tui.controllers.shell import ShellRunner
+from picode.tui.controllers.submit import Submitter
 from picode.tui.themes import default_tokens, initial_theme, load_themes
 from picode.tui.widgets.editor_placeholder import EditorPlaceholder
 from picode.tui.widgets.footer import (
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.widgets import OptionList, TextArea
 
-    from picode.ai.types import UserContent
     from picode.session.agent_session import AgentSession
     from picode.tui.completion.popup import CompletionPopup
     from picode.tui.config import TuiConfig
@@ -53,12 +52,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DOUBLE_PRESS_S = 1.0
-CLOSE_TIMEOUT_S = 10.0
-NO_SESSION_TEXT = (
-    "No session is open: /new starts a new one, /resume picks one (or /resume ID). "
-    "Your message stays in the editor."
-)
 PLACEHOLDER = "Ask picode…  (enter to send, / commands, @ files, !cmd shell, ctrl+g editor)"
 
 
@@ -97,7 +90,6 @@ class PicodeApp(App[int]):
         super().__init__()
         self.config = config
         self.session: AgentSession | None = None
-        self._clock = config.clock
         self._cwd_label = config.cwd_label or display_path(config.cwd)
         self._branch = git_branch(config.cwd) if config.branch is None else config.branch or None
         self.transcript = Transcript(max_entries=config.max_entries)
@@ -138,15 +130,19 @@ class PicodeApp(App[int]):
         #: Passed to the clipboard tools (tests point PATH at fakes); None = os.environ.
         self.clipboard_env: Mapping[str, str] | None = None
         self.keymap_applied: dict[str, str] = {}
-        self._waiting_prompts: list[tuple[str, bool]] = []
-        #: The session could not be opened: typing asks for /new or /resume instead.
-        self.start_failed = False
-        #: The lines saying why the start failed: gone once a session opens after all.
-        self._failure_notes: list[NoticeView] = []
+        self.submitter = Submitter(self)
         #: Printed to the terminal after the app exits: how to come back to the session.
         self.resume_hint: str | None = None
-        self._last_ctrl_c: float | None = None
-        self._shutting_down = False
+        self.quitter = QuitController(
+            clock=config.clock,
+            editor=lambda: self.editor,
+            interrupts=self.interrupts,
+            status=self.status,
+            set_timer=self.set_timer,
+            selected_text=self._selected_text,
+            copy_selection=self.action_copy_selection,
+            quit_soon=lambda: self.run_worker(self.shutdown(), exit_on_error=False),
+        )
         self._unsubscribe: list[Callable[[], None]] = []
         found = load_themes(config.config_dir)
         for loaded in found.themes.values():
@@ -187,7 +183,7 @@ class PicodeApp(App[int]):
         for warning in self.config.warnings:
             self.report(warning, "warning")
         if self.config.initial_prompt:
-            self._waiting_prompts.append((self.config.initial_prompt, False))
+            self.submitter.wait_for_session(self.config.initial_prompt)
         self.call_after_refresh(self._after_first_frame)
 
     def _welcome(self) -> WelcomeView:
@@ -253,7 +249,7 @@ class PicodeApp(App[int]):
         from picode.tui.controllers.warmup import freeze_long_lived_objects
 
         config = self.config
-        self.start_failed = False
+        self.submitter.start_failed = False
         try:
             if config.assess_trust is not None and config.trust is None:
                 config.trust = await self.trust_controller.settle()
@@ -267,7 +263,7 @@ class PicodeApp(App[int]):
                 session = await config.open_session()
         except Exception as exc:
             log.debug("session failed to open", exc_info=True)
-            self._start_failure(exc)
+            self.submitter.session_failed(exc)
             return
         self.router = router = EventRouter(
             transcript=self.transcript,
@@ -279,9 +275,6 @@ class PicodeApp(App[int]):
             model_max_tokens=lambda: session.model.max_tokens,
         )
         self.session = session
-        for note in self._failure_notes:
-            self.transcript.remove_entry(note)
-        self._failure_notes.clear()
         self._unsubscribe.append(session.subscribe(router.handle))
         if config.warm_provider:
             self.warmup.prepare(session)
@@ -291,24 +284,11 @@ class PicodeApp(App[int]):
         self.history.show_tail()
         self.refresh_footer()
         self.call_after_refresh(freeze_long_lived_objects)
-        waiting, self._waiting_prompts = self._waiting_prompts, []
-        for text, follow_up in waiting:
-            self._submit(text, follow_up)
-
-    def _start_failure(self, exc: Exception) -> None:
-        # The app stays usable: what was typed goes back to the editor, /new and /resume work.
-        self.start_failed = True
-        self._report_no_session(f"Could not start the session: {exc}", "error")
-        self._report_no_session(NO_SESSION_TEXT, "warning")
-        self.status.set_notice(None)
-        waiting, self._waiting_prompts = self._waiting_prompts, []
-        if waiting:
-            self.editor.insert_before([text for text, _ in waiting])
-            self.editor.focus()
+        self.submitter.session_opened()
 
     def start_session(self, spec: str | None, pick: bool) -> None:
         """After a failed start: open a new session (``/new``) or pick one (``/resume``)."""
-        self.start_failed = False
+        self.submitter.start_failed = False
         self.run_worker(self._open_session(spec, pick), name="open-session", exit_on_error=False)
 
     def _session_switched(self, reason: str) -> None:
@@ -320,11 +300,10 @@ class PicodeApp(App[int]):
         """A line in the transcript for something the person should read."""
         self.transcript.add(NoticeView(text, level))
 
-    def _report_no_session(self, text: str, level: NoticeLevel) -> None:
-        """Like ``report``, for a line that goes once a session opens after all."""
-        view = NoticeView(text, level)
-        self._failure_notes.append(view)
-        self.transcript.add(view)
+    @property
+    def start_failed(self) -> bool:
+        """The session could not be opened: typing asks for /new or /resume instead."""
+        return self.submitter.start_failed
 
     def restore_text(self, text: str) -> None:
         """Give typed text back to the editor (a command that could not run)."""
@@ -385,7 +364,7 @@ class PicodeApp(App[int]):
     # --- typing ----------------------------------------------------------------------------
 
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
-        self._submit(message.text, message.follow_up)
+        self.submitter.submit(message.text, message.follow_up)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.editor and self.completion is not None:
@@ -400,65 +379,9 @@ class PicodeApp(App[int]):
             self.completion.accept(run=False)  # a click on the list
             self.editor.focus()
 
-    def _close_completion(self) -> None:
+    def close_completion(self) -> None:
         if self.completion is not None:
             self.completion.close()
-
-    def _submit(self, text: str, follow_up: bool) -> None:
-        self._close_completion()
-        self.transcript.scroll_end(animate=False)  # back to the newest, anchored again
-        if self.commands.try_run(text):
-            return
-        session = self.session
-        shell = parse_shell(text)
-        if shell is not None:
-            command, add_to_context = shell
-            if not command:
-                self.report("Type a command after ! (e.g. !git status).", "warning")
-                self.restore_text(text)
-            elif session is None:
-                self.report("The session is still starting; run it again in a moment.", "warning")
-                self.restore_text(text)
-            else:
-                self.run_worker(self.shell.run(command, add_to_context), exit_on_error=False)
-            return
-        if session is None and self.start_failed:
-            self._report_no_session(NO_SESSION_TEXT, "warning")
-            self.restore_text(text)
-            return
-        if session is None:
-            self._waiting_prompts.append((text, follow_up))
-            self.status.set_notice("Starting the session… your message will be sent")
-            return
-        self.status.set_notice(None)
-        if session.is_running and not mentions_files(text):
-            _queue(session, text, follow_up, [])  # at once: keeps the order of what was typed
-            return
-        self.run_worker(self._prompt(session, text, follow_up), group="prompt", exit_on_error=False)
-
-    async def _prompt(self, session: AgentSession, text: str, follow_up: bool) -> None:
-        from picode.agent.agent import AgentBusyError
-
-        attachments = await collect_attachments(session, text, self.report, self.restore_text)
-        if attachments is None:
-            return
-        if session.is_running:
-            _queue(session, text, follow_up, attachments)
-            return
-        router = self.router
-        assert router is not None  # built before the session is published
-        seen_before = router.user_messages
-        self.warmup.announce(session.model)
-        try:
-            await session.prompt(text, attachments)
-        except AgentBusyError:
-            session.steer(text, attachments)
-        except Exception as exc:
-            log.debug("prompt failed", exc_info=True)
-            self.report(str(exc) or type(exc).__name__, "error")
-            if router.user_messages == seen_before:
-                # Nothing was sent: give the text back rather than lose it.
-                self.editor.insert_before([text])
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -487,34 +410,7 @@ class PicodeApp(App[int]):
         self.interrupts.handle()
 
     def action_clear_or_quit(self) -> None:
-        """Copy a selection; else clear the editor; else interrupt a run; twice: quit."""
-        if self._selected_text():
-            self.action_copy_selection()
-            return
-        now = self._clock()
-        if self._last_ctrl_c is not None and now - self._last_ctrl_c <= DOUBLE_PRESS_S:
-            self._last_ctrl_c = None
-            self.run_worker(self.shutdown(), exit_on_error=False)
-            return
-        if not self.editor.is_empty:
-            self.editor.reset()
-            if self.interrupts.is_busy():
-                # The next press interrupts the run rather than quitting.
-                self._last_ctrl_c = None
-                return
-        elif self.interrupts.abort_run():
-            self._arm_ctrl_c(now, "Interrupted · press ctrl+c again to quit")
-            return
-        self._arm_ctrl_c(now, "Press ctrl+c again to quit")
-
-    def _arm_ctrl_c(self, now: float, notice: str) -> None:
-        self._last_ctrl_c = now
-        self.status.set_notice(notice)
-        self.set_timer(DOUBLE_PRESS_S, self._forget_ctrl_c)
-
-    def _forget_ctrl_c(self) -> None:
-        if self.status.notice is not None and "press ctrl+c" in self.status.notice[0].lower():
-            self.status.set_notice(None)
+        self.quitter.clear_or_quit()
 
     def _selected_text(self) -> str:
         if self.editor.selected_text:
@@ -559,7 +455,7 @@ class PicodeApp(App[int]):
             self.report(f"Model: {model.ref}")
 
     def action_model_picker(self) -> None:
-        self._close_completion()
+        self.close_completion()
         self.commands.try_run("/model")
 
     def action_toggle_thinking(self) -> None:
@@ -586,7 +482,7 @@ class PicodeApp(App[int]):
     def _edit_externally(self) -> None:
         from picode.tui.controllers.external_editor import edit_message
 
-        self._close_completion()
+        self.close_completion()
         edit_message(self.editor, None if self.is_headless else self.suspend, self.report)
 
     def action_suspend(self) -> None:
@@ -598,37 +494,11 @@ class PicodeApp(App[int]):
 
     async def shutdown(self) -> None:
         """Quit: abort what runs, let the session save, then leave."""
-        if self._shutting_down:
+        if not self.quitter.begin_shutdown():
             return
-        self._shutting_down = True
         self.approvals.close()
         self.shell.stop()
-        session = self.session
-        if session is not None:
-            if session.is_running:
-                self.status.set_notice("Stopping and saving…")
-            try:
-                await asyncio.wait_for(session.close(), CLOSE_TIMEOUT_S)
-            except Exception:
-                log.warning("closing the session failed", exc_info=True)
-            self.resume_hint = resume_hint(session)
+        self.resume_hint = await self.quitter.close_session(self.session)
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self.exit(0)
-
-
-def resume_hint(session: AgentSession) -> str | None:
-    """How to come back to ``session`` from the shell, when anything of it was saved."""
-    path = session.session_file_path
-    if not session.persistent or path is None or not path.exists() or not session.messages:
-        return None
-    return f"Resume this session with: picode -c  (or picode -r {session.session_id})"
-
-
-def _queue(
-    session: AgentSession, text: str, follow_up: bool, attachments: list[UserContent]
-) -> None:
-    if follow_up:
-        session.follow_up(text, attachments)
-    else:
-        session.steer(text, attachments)

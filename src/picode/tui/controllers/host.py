@@ -35,9 +35,11 @@ class CommandHost(Reporter, Protocol):
 
     config: TuiConfig
     session: AgentSession | None
-    start_failed: bool
     clipboard_env: Mapping[str, str] | None
     theme: str
+
+    @property
+    def start_failed(self) -> bool: ...
 
     @property
     def transcript(self) -> Transcript: ...

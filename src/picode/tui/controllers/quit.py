@@ -1,0 +1,125 @@
+"""Leaving picode: Ctrl+C's ladder (copy, clear, interrupt, then quit on a second press
+within a second) and the shutdown that lets the session save before the app exits."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from picode.session.agent_session import AgentSession
+
+log = logging.getLogger(__name__)
+
+DOUBLE_PRESS_S = 1.0
+CLOSE_TIMEOUT_S = 10.0
+
+
+class Clearable(Protocol):
+    @property
+    def is_empty(self) -> bool: ...
+
+    def reset(self) -> None: ...
+
+
+class Notices(Protocol):
+    """The status line's one-line notice."""
+
+    @property
+    def notice(self) -> tuple[str, str] | None: ...
+
+    def set_notice(self, text: str | None) -> None: ...
+
+
+class Interrupts(Protocol):
+    def is_busy(self) -> bool: ...
+
+    def abort_run(self) -> bool: ...
+
+
+class QuitController:
+    """Ctrl+C and quitting; what it acts on is passed in, never the app itself."""
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float],
+        editor: Callable[[], Clearable],
+        interrupts: Interrupts,
+        status: Notices,
+        set_timer: Callable[[float, Callable[[], None]], object],
+        selected_text: Callable[[], str],
+        copy_selection: Callable[[], None],
+        quit_soon: Callable[[], object],
+    ) -> None:
+        self._clock = clock
+        self._editor = editor
+        self._interrupts = interrupts
+        self._status = status
+        self._set_timer = set_timer
+        self._selected_text = selected_text
+        self._copy_selection = copy_selection
+        self._quit_soon = quit_soon
+        self._last_press: float | None = None
+        self._shutting_down = False
+
+    def clear_or_quit(self) -> None:
+        """Copy a selection; else clear the editor; else interrupt a run; twice: quit."""
+        if self._selected_text():
+            self._copy_selection()
+            return
+        now = self._clock()
+        if self._last_press is not None and now - self._last_press <= DOUBLE_PRESS_S:
+            self._last_press = None
+            self._quit_soon()
+            return
+        editor = self._editor()
+        if not editor.is_empty:
+            editor.reset()
+            if self._interrupts.is_busy():
+                # The next press interrupts the run rather than quitting.
+                self._last_press = None
+                return
+        elif self._interrupts.abort_run():
+            self._arm(now, "Interrupted · press ctrl+c again to quit")
+            return
+        self._arm(now, "Press ctrl+c again to quit")
+
+    def _arm(self, now: float, notice: str) -> None:
+        self._last_press = now
+        self._status.set_notice(notice)
+        self._set_timer(DOUBLE_PRESS_S, self._forget)
+
+    def _forget(self) -> None:
+        notice = self._status.notice
+        if notice is not None and "press ctrl+c" in notice[0].lower():
+            self._status.set_notice(None)
+
+    def begin_shutdown(self) -> bool:
+        """True the first time: quitting is asked for by several keys and commands."""
+        if self._shutting_down:
+            return False
+        self._shutting_down = True
+        return True
+
+    async def close_session(self, session: AgentSession | None) -> str | None:
+        """Abort what runs and let the session save; the hint for resuming it, if any."""
+        if session is None:
+            return None
+        if session.is_running:
+            self._status.set_notice("Stopping and saving…")
+        try:
+            await asyncio.wait_for(session.close(), CLOSE_TIMEOUT_S)
+        except Exception:
+            log.warning("closing the session failed", exc_info=True)
+        return resume_hint(session)
+
+
+def resume_hint(session: AgentSession) -> str | None:
+    """How to come back to ``session`` from the shell, when anything of it was saved."""
+    path = session.session_file_path
+    if not session.persistent or path is None or not path.exists() or not session.messages:
+        return None
+    return f"Resume this session with: picode -c  (or picode -r {session.session_id})"
