@@ -29,7 +29,6 @@ from picode.agent.file_blocks import split_attachments
 from picode.agent.tool import AgentTool, ToolResult
 from picode.ai.abort import AbortController
 from picode.ai.models import (
-    THINKING_LEVELS,
     Model,
     ThinkingLevel,
     next_thinking_level,
@@ -55,7 +54,6 @@ from picode.session.events import (
     Notice,
     QueueChanged,
     SessionNameChanged,
-    SessionSwitched,
     ThinkingLevelChanged,
 )
 from picode.session.extensions import Command, ExtensionHost
@@ -63,10 +61,11 @@ from picode.session.mcp.status import McpServerStatus
 from picode.session.model_choice import ModelChoice, choose_model
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
-from picode.session.persistence import SessionRecorder
+from picode.session.persistence import Restored, SessionRecorder
 from picode.session.recovery import RecoveryPlanner, RequestSeams
 from picode.session.rules import load_rules
 from picode.session.store import SessionStore
+from picode.session.switching import saved_thinking, switch_to, usage_of
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
 
@@ -119,8 +118,9 @@ class AgentSession:
         # chose them explicitly.
         if restored.model is not None and not options.model_explicit:
             model = self.registry.get(*restored.model) or model
-        if restored.thinking in THINKING_LEVELS and not options.thinking_explicit:
-            thinking = restored.thinking  # type: ignore[assignment]
+        saved = saved_thinking(restored)
+        if saved is not None and not options.thinking_explicit:
+            thinking = saved
         self.agent = Agent(
             model=model,
             system_prompt=self._system_prompt(tools),
@@ -149,7 +149,7 @@ class AgentSession:
             restored.fired_rules,
         )
         self.agent.subscribe(self._on_agent_event)
-        self._count_usage(restored.messages)
+        self.usage = usage_of(restored.messages)
         self.recorder.set_current(model, thinking)
         #: The built-in and extension tools; MCP tools are added to these as servers connect.
         self._own_tools = list(tools)
@@ -196,14 +196,6 @@ class AgentSession:
             tools, self.approval.gated_as_all = self._mcp.offer(self._own_tools)
             self.agent.set_tools(tools)
             self.emit_soon(McpServersChanged(self._mcp.statuses()))
-
-    def _count_usage(self, messages: Sequence[Message]) -> None:
-        """Usage of a restored session, from its model context: cheap even for a huge file
-        (messages summarised by a compaction are not counted again)."""
-        self.usage = SessionUsage()
-        for message in messages:
-            if isinstance(message, AssistantMessage):
-                self.usage.add(message)
 
     def _system_prompt(self, tools: Sequence[AgentTool]) -> str:
         summaries = [(tool.name, first_line(tool.description)) for tool in tools]
@@ -559,56 +551,24 @@ class AgentSession:
     async def new_session(self) -> None:
         # Without a session file (--no-session) the next conversation stays off disk too.
         spec = "new" if self.recorder.persistent else None
-        await self._switch(lambda: self.recorder.open(spec), "new")
+        await switch_to(self, lambda: self.recorder.open(spec), "new")
 
     async def switch_session(self, id_or_path: str) -> None:
-        await self._switch(lambda: self.recorder.open(id_or_path), "resume")
+        await switch_to(self, lambda: self.recorder.open(id_or_path), "resume")
 
     async def fork(self, entry_id: str) -> str:
         text = ""
 
-        def do_fork() -> Any:
+        def do_fork() -> Restored:
             nonlocal text
             restored, text = self.recorder.fork(entry_id)
             return restored
 
-        await self._switch(do_fork, "fork", keep_choices=True)
+        await switch_to(self, do_fork, "fork", keep_choices=True)
         return text
 
     def user_messages_for_fork(self) -> list[tuple[str, str]]:
         return self.recorder.user_entries()
-
-    async def _switch(
-        self, open_file: Callable[[], Any], reason: Any, *, keep_choices: bool = False
-    ) -> None:
-        """``keep_choices``: the model and thinking level stay as the person set them (a
-        fork goes on from here, not with what was in force at the fork point)."""
-        if self._running:
-            self.abort()
-            await self.wait_for_idle()
-        restored = open_file()
-        self.save_error = None
-        self.agent.replace_messages(restored.messages)
-        self._count_usage(restored.messages)
-        if keep_choices:
-            self._record_choices_over(restored)
-        else:
-            if restored.model is not None:
-                found = self.registry.get(*restored.model)
-                if found is not None:
-                    self.agent.set_model(found)
-            if restored.thinking is not None:
-                self.agent.set_thinking(restored.thinking)
-        self.recorder.set_current(self.model, self.thinking)
-        self.recovery.reset(restored.fired_rules)
-        await self.emit(SessionSwitched(self.session_id or "", reason))
-
-    def _record_choices_over(self, restored: Any) -> None:
-        """The new file says what the branch had; add the model and level in force now."""
-        if restored.model is not None and restored.model != (self.model.provider, self.model.id):
-            self.recorder.record_model(self.model)
-        if restored.thinking is not None and restored.thinking != self.thinking:
-            self.recorder.record_thinking(self.thinking)
 
     async def close(self) -> None:
         if self._closed:
