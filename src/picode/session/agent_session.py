@@ -90,7 +90,6 @@ class AgentSession:
         self._events = EventHub()
         #: Why the last write to the session file failed; None while everything is saved.
         self.save_error: str | None = None
-        self.usage = SessionUsage()
         self.recorder = SessionRecorder(options.paths, options.cwd, self._notice)
         self.extensions = ExtensionHost(
             cwd=options.cwd,

@@ -68,10 +68,13 @@ class EditGuardAbort:
     type: ClassVar[str] = "edit_guard_abort"
 
 
+SwitchReason = Literal["new", "resume", "fork"]
+
+
 @dataclass(slots=True)
 class SessionSwitched:
     session_id: str
-    reason: Literal["new", "resume", "fork"]
+    reason: SwitchReason
     type: ClassVar[str] = "session_switched"
 
 

@@ -8,11 +8,11 @@ level it was saved with are replaced, and ``SessionSwitched`` tells the front en
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from picode.ai.models import THINKING_LEVELS
 from picode.ai.types import AssistantMessage, Message
-from picode.session.events import AnySessionEvent, SessionSwitched
+from picode.session.events import AnySessionEvent, SessionSwitched, SwitchReason
 from picode.session.usage import SessionUsage
 
 if TYPE_CHECKING:
@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from picode.ai.models import Model, ModelRegistry, ThinkingLevel
     from picode.session.persistence import Restored, SessionRecorder
     from picode.session.recovery import RecoveryPlanner
-
-
-SwitchReason = Literal["new", "resume", "fork"]
 
 
 class Switchable(Protocol):

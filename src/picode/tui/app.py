@@ -288,7 +288,6 @@ class PicodeApp(App[int]):
 
     def start_session(self, spec: str | None, pick: bool) -> None:
         """After a failed start: open a new session (``/new``) or pick one (``/resume``)."""
-        self.submitter.start_failed = False
         self.run_worker(self._open_session(spec, pick), name="open-session", exit_on_error=False)
 
     def _session_switched(self, reason: str) -> None:

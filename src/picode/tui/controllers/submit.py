@@ -76,7 +76,7 @@ class Submitter:
         for note in self._failure_notes:
             self._host.transcript.remove_entry(note)
         self._failure_notes.clear()
-        self.send_waiting()
+        self._send_waiting()
 
     def session_failed(self, exc: Exception) -> None:
         """The app stays usable: what was typed goes back to the editor, and the lines
@@ -86,7 +86,7 @@ class Submitter:
         self._report_no_session(f"Could not start the session: {exc}", "error")
         self._report_no_session(NO_SESSION_TEXT, "warning")
         host.status.set_notice(None)
-        waiting = self.take_back_waiting()
+        waiting = self._take_back_waiting()
         if waiting:
             host.editor.insert_before(waiting)
             host.editor.focus()
@@ -99,13 +99,13 @@ class Submitter:
     def wait_for_session(self, text: str, follow_up: bool = False) -> None:
         self._waiting.append((text, follow_up))
 
-    def send_waiting(self) -> None:
+    def _send_waiting(self) -> None:
         """The session is open: what was sent meanwhile goes out, in order."""
         waiting, self._waiting = self._waiting, []
         for text, follow_up in waiting:
             self.submit(text, follow_up)
 
-    def take_back_waiting(self) -> list[str]:
+    def _take_back_waiting(self) -> list[str]:
         """The session could not open: the texts that waited for it, to edit again."""
         waiting, self._waiting = self._waiting, []
         return [text for text, _ in waiting]
