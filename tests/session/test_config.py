@@ -187,7 +187,9 @@ def test_bad_value_names_file_line_and_key_and_keeps_the_rest(paths: Paths, cwd:
     (problem,) = loaded.problems
     assert (problem.file, problem.line, problem.key) == (user, 5, "retry.max_retries")
     assert problem.severity == "error"
-    assert str(problem).startswith(f"{user}:5: [retry] max_retries: Input should be a valid")
+    # picode's part of the line; the reason after it is pydantic's and may be worded anyhow.
+    prefix = f"{user}:5: [retry] max_retries: "
+    assert str(problem).startswith(prefix) and len(str(problem)) > len(prefix)
     settings = loaded.settings
     assert settings.retry.max_retries == 3
     assert settings.retry.enabled is False
