@@ -304,8 +304,12 @@ class PicodeApp(App[int]):
         """The session could not be opened: typing asks for /new or /resume instead."""
         return self.submitter.start_failed
 
+    def hold_until_open(self, text: str) -> None:
+        """A command or ``!cmd`` sent while the session opens runs once it is open."""
+        self.submitter.hold_until_open(text)
+
     def restore_text(self, text: str) -> None:
-        """Give typed text back to the editor (a command that could not run)."""
+        """Give typed text back to the editor (a prompt that could not be sent)."""
         if text.strip():
             self.editor.insert_before([text])
             self.editor.focus()
