@@ -54,3 +54,16 @@ def test_a_refused_command_is_not_joined_to_the_next_one(tui: Start, wire: WireS
     assert terminal.alive
     terminal.send(CTRL_D)
     assert terminal.wait_exit() == 0
+
+
+def test_keys_in_one_read_apply_in_order(tui: Start) -> None:
+    terminal = tui()
+    terminal.send(b"qzx" + CTRL_D)  # one write: ctrl+d must see "qzx" in the editor
+    terminal.wait_for_text("qzx")
+    terminal.send(b"\x1b[D" + CTRL_D)  # left, then delete the "x"
+    terminal.wait_until(lambda screen: "qzx" not in screen and "qz" in screen, "x deleted")
+    assert terminal.alive
+    terminal.send(CTRL_C)
+    terminal.wait_for_gone("qz")
+    terminal.send(CTRL_D)
+    assert terminal.wait_exit() == 0
