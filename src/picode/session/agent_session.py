@@ -133,6 +133,7 @@ class AgentSession:
             after_tool_call=self._after_tool_call,
             steering_mode=self.settings.steering_mode,
             follow_up_mode=self.settings.follow_up_mode,
+            max_parallel=self.settings.tools.max_parallel,
         )
         project_rules = project_dir(self.cwd) / "rules" if options.project_trusted else None
         rules, rule_problems = load_rules(project_rules, options.paths.rules_dir)
