@@ -199,14 +199,19 @@ class AgentSession:
 
     def _system_prompt(self, tools: Sequence[AgentTool]) -> str:
         summaries = [(tool.name, first_line(tool.description)) for tool in tools]
-        return build_system_prompt(
+        problems: list[str] = []
+        prompt = build_system_prompt(
             cwd=self.cwd,
             config_dir=self.options.paths.config_dir,
             tools=summaries,
             override=self.options.system_prompt,
             append=self.options.append_system_prompt,
             project_trusted=self.options.project_trusted,
+            problems=problems,
         )
+        for problem in problems:
+            self._notice(problem, "warning", "context")
+        return prompt
 
     async def prepare_provider(self) -> None:
         """Get the current model's provider ready (SDK imported, client built) before the
