@@ -20,6 +20,7 @@ from typing import Any, Literal
 from picode.session.paths import Paths, project_dir
 from picode.session.private_files import write_private_json
 from picode.session.trust_scan import Scan
+from picode.session.visible_text import one_line
 
 __all__ = ["ProjectTrust", "TrustItem", "TrustStore", "assess_project"]
 
@@ -60,7 +61,8 @@ class ProjectTrust:
         """What an untrusted run leaves out, in one message; None when nothing is."""
         if not self.items or self.trusted:
             return None
-        lines = "\n".join(f"  - {item.source}: {item.description}" for item in self.items)
+        # Descriptions quote the project's own values: one escaped line each.
+        lines = "\n".join(one_line(f"  - {item.source}: {item.description}") for item in self.items)
         if interactive:
             how = "Trust the folder with /trust to use them."
         else:
