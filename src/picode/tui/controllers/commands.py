@@ -270,16 +270,26 @@ class CommandController:
                 "safer settings."
             )
             return
+        self.app.config.trust = trust
         session = self.app.session
         now = "trusted" if trust.trusted else "not trusted"
         if session is not None and session.options.project_trusted != trust.trusted:
-            self.app.report(
-                f"This folder is now {now}. Restart picode (picode -c continues this "
-                "session) to apply it.",
-                "warning",
-            )
+            # At once, not from the next start: a revoked folder's approval, providers,
+            # extensions and rules must stop now. The conversation is opened again with
+            # everything prepared anew for the answer.
+            await self._reopen(session)
+            self.app.report(f"This folder is now {now}; the conversation goes on with that.")
         else:
             self.app.report(f"This folder is {now}.")
+
+    async def _reopen(self, session: AgentSession) -> None:
+        path = session.session_file_path
+        saved = session.persistent and path is not None and path.exists()
+        spec = str(path) if saved else ("new" if session.persistent else None)
+        await session.close()
+        self.app.session = None
+        self.app.transcript.clear()
+        self.app.start_session(spec, False)
 
     async def quit(self, argument: str) -> None:
         await self.app.shutdown()
