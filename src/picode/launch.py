@@ -337,11 +337,34 @@ def build_prompt(words: list[str], *, read_stdin: bool) -> tuple[str, list[Any]]
             print(f"picode: warning: {warning}", file=sys.stderr)
         attachments = found.blocks
     text = typed
-    if read_stdin:
+    # With a prompt given, an open pipe that sends nothing (a harness that never closes it)
+    # must not hold the run forever; without one, stdin is the prompt and is waited for.
+    if read_stdin and (not typed or _stdin_speaks_within(STDIN_GRACE_S)):
         piped = _read_stdin()
         if piped.strip():
             text = f"{text}\n\n{piped}" if text else piped
+    elif read_stdin:
+        print(
+            f"picode: warning: nothing came on stdin within {STDIN_GRACE_S:g} s; "
+            "answering the prompt without it",
+            file=sys.stderr,
+        )
     return text, attachments
+
+
+#: How long piped stdin may stay silent, when a prompt was given as words, before it is left.
+STDIN_GRACE_S = 2.0
+
+
+def _stdin_speaks_within(seconds: float) -> bool:
+    """True when stdin has data or its end within ``seconds`` (or cannot be polled)."""
+    import select
+
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], seconds)
+    except (OSError, ValueError, TypeError):  # no pollable descriptor (Windows pipes, tests)
+        return True
+    return bool(ready)
 
 
 def _read_stdin() -> str:
