@@ -81,6 +81,8 @@ class McpConnection:
 
     async def stop(self) -> None:
         self._stopping = True
+        if self.state not in ("disabled", "failed", "timed_out"):
+            self._set("stopped", None)
         self._wake.set()
         if self._connecting is not None:
             self._connecting.cancel()
@@ -127,8 +129,12 @@ class McpConnection:
                     self._set("ready", None)
                     settled.set_result(None)
                     await self._wake.wait()
+                    # Said before the streams and the process are closed (seconds, for a
+                    # stdio server): a call meanwhile must start a new one, not find "ready".
                     self._session = None
-            if not self._stopping:
+                    if not self._stopping:
+                        self._set("disconnected", "the server closed the connection")
+            if not self._stopping and self.state != "disconnected":
                 self._set("disconnected", "the server closed the connection")
         except Exception as exc:  # whatever the transport or the server did: shown, not raised
             if isinstance(innermost(exc), TimeoutError) and not ready:
