@@ -175,9 +175,10 @@ class BashTool(BaseTool):
         """Ask once to run the command outside the sandbox; without anyone to ask, say what
         was blocked and how to allow it."""
         note = f"[The sandbox blocked {blocked}."
-        if sandbox.escalate is None:
+        escalate = sandbox.escalate
+        choice = "unasked" if escalate is None else await escalate(args.command, blocked)
+        if choice == "unasked":
             return _with_note(result, f"{note} To allow it, {how_to_allow(blocked)}.]", blocked)
-        choice = await sandbox.escalate(args.command, blocked)
         if choice == "no" or signal.aborted:
             return _with_note(
                 result, f"{note} The user chose not to run it outside the sandbox.]", blocked

@@ -14,8 +14,8 @@ from typing import Literal
 from picode.tools.sandbox import linux, macos
 from picode.tools.sandbox.policy import Layout, SandboxConfig, is_writable, layout
 
-#: The user's answer to "run this command outside the sandbox?".
-EscalationChoice = Literal["once", "network", "no"]
+#: The user's answer to "run this command outside the sandbox?" ("unasked": nobody to ask).
+EscalationChoice = Literal["once", "network", "no", "unasked"]
 #: Asks the user (the session's approval machinery); ``(command, what was blocked)``.
 Escalator = Callable[[str, str], Awaitable[EscalationChoice]]
 
