@@ -20,7 +20,7 @@ from picode.tui.app import PicodeApp
 from picode.tui.approval import ARM_DELAY_S, ApprovalPrompt
 from picode.tui.config import TuiConfig
 
-from .conftest import SIZE, TuiHarness, opened, run, send, wait_until
+from .conftest import SIZE, TuiHarness, has_notice, opened, run, send, wait_until
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="bubblewrap is the Linux sandbox"
@@ -107,3 +107,20 @@ def test_no_keeps_it_blocked(tui: TuiHarness, home: Path) -> None:
 
     run(scenario())
     assert not (home / "x").exists()
+
+
+def test_the_sandbox_command_shows_it_and_allows_the_network(tui: TuiHarness, home: Path) -> None:
+    app = sandboxed_app(tui, home)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "/sandbox")
+            await wait_until(pilot, lambda: has_notice(app, "network cut off"), what="status")
+            await send(pilot, "/sandbox network on")
+            await wait_until(pilot, lambda: has_notice(app, "network allowed"), what="allowed")
+            assert app.session.sandbox_state == (True, True)
+            await send(pilot, "/sandbox network off")
+            await wait_until(pilot, lambda: app.session.sandbox_state == (True, False))
+
+    run(scenario())

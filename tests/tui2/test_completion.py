@@ -48,6 +48,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "mcp",
         "hotkeys",
         "trust",
+        "sandbox",
         "quit",
     ]
     assert registry.get("/compact") is not None
@@ -110,7 +111,7 @@ def test_parse_splits_name_and_argument_and_rejects_unknown_names() -> None:
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 15
+    assert len(BUILTIN_COMMANDS) == 16
 
 
 # --- triggers -----------------------------------------------------------------------------

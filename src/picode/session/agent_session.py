@@ -301,6 +301,20 @@ class AgentSession:
         approval policy); without one the command's result says what was blocked."""
         self.approval.escalator = escalator
 
+    @property
+    def sandbox_state(self) -> tuple[bool, bool] | None:
+        """(confining, network allowed) of the commands' sandbox; None without one."""
+        sandboxes = self.approval.sandboxes
+        if not sandboxes:
+            return None
+        return bool(sandboxes[0].active), bool(sandboxes[0].network())
+
+    def allow_sandbox_network(self, allowed: bool) -> None:
+        """Give sandboxed commands the network for the rest of this session, or take back
+        what was given this session (what config.toml allows stays)."""
+        for sandbox in self.approval.sandboxes:
+            sandbox.network_for_session = allowed
+
     def tool(self, name: str) -> AgentTool | None:
         """The tool of that name the model can call now, if any."""
         return next((tool for tool in self.agent.state.tools if tool.name == name), None)

@@ -51,6 +51,8 @@ class ApprovalGate:
         #: Who is asked to let a command the sandbox blocked run outside it; None: nobody
         #: (headless modes), the command's result says what was blocked instead.
         self.escalator: Approver | None = None
+        #: The sandboxes of the session's tools (``offer_escalation``), duck-typed.
+        self.sandboxes: list[Any] = []
 
     def needs_approval(self, tool_name: str) -> bool:
         gated = tool_name in _GATED[self.policy] or (
@@ -95,6 +97,7 @@ def offer_escalation(tools: Iterable[object], gate: ApprovalGate) -> None:
         sandbox = getattr(tool, "sandbox", None)
         if sandbox is not None and hasattr(sandbox, "escalate"):
             sandbox.escalate = gate.escalate
+            gate.sandboxes.append(sandbox)
 
 
 def preview_for(tool_name: str, args: dict[str, Any]) -> str:
