@@ -110,17 +110,17 @@ def is_writable(path: Path, lay: Layout) -> bool:
 def _existing(paths: list[Path]) -> list[Path]:
     seen: list[Path] = []
     for path in paths:
+        # Most candidates (start-up files, secrets folders) do not exist: one stat each.
+        if not os.path.exists(os.path.expanduser(path)):
+            continue
         resolved = _resolve(path)
-        if resolved.exists() and resolved not in seen:
+        if resolved not in seen:
             seen.append(resolved)
     return seen
 
 
 def _resolve(path: Path) -> Path:
-    try:
-        return path.expanduser().resolve()
-    except (OSError, RuntimeError):
-        return path.expanduser().absolute()
+    return Path(os.path.realpath(os.path.expanduser(path)))
 
 
 def _within(path: Path, root: Path) -> bool:
