@@ -290,19 +290,11 @@ def sandbox_config(settings: Any, paths: Any) -> Any:
 
 
 def sandbox_warnings(config: Any) -> list[str]:
-    """Said once at start-up: the sandbox cannot work here, or a setting it cannot honour."""
+    """Said once at start-up: the sandbox cannot work here, or cannot honour a setting."""
     from picode.tools.sandbox import unavailable_warning
 
-    found: list[str] = []
     missing = unavailable_warning(config)
-    if missing:
-        found.append(missing)
-    elif config.enabled and config.allow_hosts and not config.network:
-        found.append(
-            "[sandbox] allow_hosts is not enforced yet: sandboxed commands have no network "
-            "(set network = true to allow all hosts)"
-        )
-    return found
+    return [missing] if missing else []
 
 
 def parse_tools(value: str | None) -> list[str] | None:

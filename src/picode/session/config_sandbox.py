@@ -22,7 +22,7 @@ class SandboxSettings(BaseModel):
     enabled: bool = True
     #: Sandboxed commands may use the network.
     network: bool = False
-    #: Hosts reachable with ``network = false`` (not enforced yet: a warning says so).
+    #: Hosts reachable with ``network = false``, through picode's proxy (Linux).
     allow_hosts: list[str] = Field(default_factory=list)
     #: Extra writable paths besides the project and temp folders (``~`` expands).
     writable: list[str] = Field(default_factory=list)

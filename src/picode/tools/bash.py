@@ -155,10 +155,11 @@ class BashTool(BaseTool):
         if signal.aborted:
             raise ToolError("Aborted before the command started.")
         sandbox = self.sandbox if self.sandbox is not None and self.sandbox.active else None
+        mark = await sandbox.prepare() if sandbox is not None else 0
         result, outcome = await self._execute(args, signal, on_update, sandbox)
         if sandbox is None or outcome != "failed":
             return result
-        blocked = sandbox.blocked(result.text_content, self.cwd)
+        blocked = sandbox.blocked(result.text_content, self.cwd, mark)
         if blocked is None:
             return result
         return await self._escalate(args, signal, on_update, sandbox, blocked, result)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from picode.tools.sandbox.policy import Layout
+from picode.tools.sandbox.proxy import bridged, proxy_environment
 
 #: The probe runs the real thing: a sandbox with no network around ``true``.
 _PROBE_TIMEOUT_S = 5.0
@@ -60,6 +62,13 @@ def bwrap_argv(bwrap: str, lay: Layout, command: list[str]) -> list[str]:
         argv += ["--bind", str(path), str(path)]
     for path in lay.read_only:
         argv += ["--ro-bind", str(path), str(path)]
+    if lay.proxy is not None and not lay.network:
+        folder = str(lay.proxy.parent)
+        argv += ["--ro-bind", folder, folder]
+        for name, value in proxy_environment().items():
+            argv += ["--setenv", name, value]
+        argv += ["--unsetenv", "NO_PROXY", "--unsetenv", "no_proxy"]
+        command = bridged(command, lay.proxy, sys.executable)
     for path in lay.hidden_folders:
         argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
     for path in lay.hidden_files:

@@ -47,7 +47,7 @@ class SandboxConfig:
     secret_files: tuple[Path, ...] = ()
     #: ``!cmd`` typed by the user runs sandboxed too.
     user_commands: bool = False
-    #: Hosts a sandboxed command may reach when ``network`` is off (not enforced yet).
+    #: Hosts a sandboxed command may reach when ``network`` is off (proxy.py).
     allow_hosts: tuple[str, ...] = ()
     home: Path = field(default_factory=Path.home)
 
@@ -61,6 +61,8 @@ class Layout:
     hidden_folders: tuple[Path, ...]
     hidden_files: tuple[Path, ...]
     network: bool
+    #: The allowlist proxy's socket, when ``allow_hosts`` applies (no network otherwise).
+    proxy: Path | None = None
 
 
 def temp_folders() -> list[Path]:
@@ -71,7 +73,7 @@ def temp_folders() -> list[Path]:
     return _existing(found)
 
 
-def layout(config: SandboxConfig, cwd: Path, *, network: bool) -> Layout:
+def layout(config: SandboxConfig, cwd: Path, *, network: bool, proxy: Path | None = None) -> Layout:
     """The paths for a command in ``cwd``. Read-only paths must exist to be bound: a
     ``.git`` without ``hooks`` gets the (empty) folder git itself would have made, so no
     hook can be planted; a missing ``.picode/`` may be created (trust then asks again)."""
@@ -97,6 +99,7 @@ def layout(config: SandboxConfig, cwd: Path, *, network: bool) -> Layout:
         tuple(hidden_folders),
         tuple(hidden_files),
         network,
+        None if network else proxy,
     )
 
 

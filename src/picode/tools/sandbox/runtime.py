@@ -13,6 +13,7 @@ from typing import Literal
 
 from picode.tools.sandbox import linux, macos
 from picode.tools.sandbox.policy import Layout, SandboxConfig, is_writable, layout
+from picode.tools.sandbox.proxy import AllowlistProxy
 
 #: The user's answer to "run this command outside the sandbox?" ("unasked": nobody to ask).
 EscalationChoice = Literal["once", "network", "no", "unasked"]
@@ -64,11 +65,17 @@ def _probe() -> Probe:
 
 
 def unavailable_warning(config: SandboxConfig) -> str | None:
-    """The start-up line when the sandbox is on in config but cannot work here."""
+    """The start-up line when the sandbox is on in config but cannot work here, or cannot
+    honour ``allow_hosts``."""
     if not config.enabled:
         return None
     found = probe_mechanism()
     if found.mechanism is not None:
+        if config.allow_hosts and not config.network and found.mechanism.kind != "bwrap":
+            return (
+                "[sandbox] allow_hosts is not enforced on this system: sandboxed commands "
+                "have no network (set network = true to allow all hosts)"
+            )
         return None
     return (
         f"the sandbox is not available ({found.problem}); the model's commands run "
@@ -103,6 +110,8 @@ class Sandbox:
         self.network_for_session = False
         #: Asks the user to run a blocked command outside; None: nobody to ask (headless).
         self.escalate: Escalator | None = None
+        #: Lets sandboxed commands reach ``allow_hosts`` (Linux), started on first use.
+        self.proxy: AllowlistProxy | None = None
 
     @property
     def mechanism(self) -> Mechanism | None:
@@ -121,7 +130,27 @@ class Sandbox:
         return self.config.network or self.network_for_session
 
     def layout(self, cwd: Path) -> Layout:
-        return layout(self.config, cwd, network=self.network())
+        socket = self.proxy.socket if self.proxy is not None else None
+        return layout(self.config, cwd, network=self.network(), proxy=socket)
+
+    def uses_proxy(self) -> bool:
+        mechanism = self.mechanism
+        return (
+            mechanism is not None
+            and mechanism.kind == "bwrap"
+            and bool(self.config.allow_hosts)
+            and not self.network()
+        )
+
+    async def prepare(self) -> int:
+        """Start what the next command needs (the allowlist proxy); returns a mark for
+        ``blocked``: the hosts the proxy refuses from now on count for that command."""
+        if not self.uses_proxy():
+            return 0
+        if self.proxy is None:
+            self.proxy = AllowlistProxy(self.config.allow_hosts)
+        await self.proxy.start()
+        return len(self.proxy.refused)
 
     def wrap(self, command: list[str], cwd: Path) -> list[str]:
         """``command`` as it runs inside the sandbox (unchanged when there is none)."""
@@ -133,10 +162,14 @@ class Sandbox:
             return linux.bwrap_argv(mechanism.program, lay, command)
         return macos.seatbelt_argv(lay, command, mechanism.program)
 
-    def blocked(self, output: str, cwd: Path) -> str | None:
-        """What the sandbox seems to have blocked, judged from a failed command's output."""
+    def blocked(self, output: str, cwd: Path, mark: int = 0) -> str | None:
+        """What the sandbox seems to have blocked, judged from a failed command's output
+        (and the hosts the allowlist proxy refused since ``mark``)."""
         if not self.active:
             return None
+        refused = self.proxy.refused[mark:] if self.proxy is not None else []
+        if refused:
+            return f"network access to {', '.join(dict.fromkeys(refused))}"
         tail = output[-20000:]
         for pattern, meaning in _SIGNS:
             if pattern.search(tail):
@@ -153,6 +186,11 @@ class Sandbox:
 
 
 def how_to_allow(what: str) -> str:
+    if what.startswith("network access to "):
+        return (
+            "add the host to allow_hosts under [sandbox] in picode's config.toml, or run "
+            "picode interactively to be asked"
+        )
     if what == "network access":
         return (
             "set network = true under [sandbox] in picode's config.toml, or run picode "
