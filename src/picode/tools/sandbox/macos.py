@@ -37,7 +37,8 @@ def seatbelt_profile(lay: Layout) -> str:
     if not lay.network:
         lines.append("(deny network*)")
         # Unix sockets stay usable (local tools talk to daemons through them).
-        lines.append("(allow network* (remote unix-socket))")
+        lines.append("(allow network-bind (local unix-socket))")
+        lines.append("(allow network-outbound (remote unix-socket))")
     return "\n".join(lines) + "\n"
 
 
