@@ -102,3 +102,35 @@ def test_without_a_working_sandbox_the_tui_says_so(
     assert callable(tui)
     terminal: Terminal = tui(env={"PYTHONPATH": str(site)})
     terminal.wait_for_text("sandbox is not available")
+
+
+def test_print_mode_sandboxes_the_models_bash_by_default(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    use(API, wire, picode)
+    config = picode.home / "config" / "config.toml"
+    before = config.read_bytes()
+    # The write fails last, so the command fails: that is what is judged.
+    command = 'echo ok > made; echo \'approval = "never"\' >> "$PICODE_HOME/config/config.toml"'
+    wire.enqueue(API.tool_call("call_1", "bash", {"command": command}), API.text("done"))
+    result = picode.run("--mode", "json", "-p", "go", "--model", API.model)
+    assert result.returncode == 0, result.stderr
+    [end] = [e for e in result.json_lines() if e["type"] == "tool_execution_end"]
+    text = end["result"]["content"][0]["text"]
+    assert "[The sandbox blocked a write outside the writable folders." in text
+    assert config.read_bytes() == before
+    assert (picode.project / "made").read_text() == "ok\n"
+
+
+def test_the_launcher_protects_picodes_own_folders(tmp_path: Path) -> None:
+    from picode.launch import sandbox_config
+    from picode.session.config import SandboxSettings, Settings
+    from picode.session.paths import resolve_paths
+
+    paths = resolve_paths({"PICODE_HOME": str(tmp_path)})
+    settings = Settings(sandbox=SandboxSettings(writable=["~/cache"], network=True))
+    config = sandbox_config(settings, paths)
+    assert set(config.protected) == {paths.config_dir, paths.data_dir, paths.cache_dir}
+    assert config.secret_files == (paths.auth_file,)
+    assert config.writable == (Path.home() / "cache",)
+    assert config.network
