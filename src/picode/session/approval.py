@@ -54,6 +54,11 @@ class ApprovalGate:
         #: The sandboxes of the session's tools (``offer_escalation``), duck-typed.
         self.sandboxes: list[Any] = []
 
+    def forget_always(self) -> None:
+        """ "Always" was said for one conversation: another one (``/new``, ``/resume``,
+        ``/fork``) starts asking again."""
+        self._always.clear()
+
     def needs_approval(self, tool_name: str) -> bool:
         gated = tool_name in _GATED[self.policy] or (
             self.policy == "all" and tool_name in self.gated_as_all

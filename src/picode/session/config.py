@@ -40,6 +40,7 @@ __all__ = [
     "RetrySettings",
     "SandboxSettings",
     "Settings",
+    "ToolsSettings",
     "TtsrSettings",
     "load_config",
     "project_config_gates",
@@ -84,6 +85,11 @@ class BashSettings(_Section):
     default_timeout_s: float = Field(default=600, ge=0)
 
 
+class ToolsSettings(_Section):
+    #: Tool calls of one reply that run at the same time; the rest wait their turn.
+    max_parallel: int = Field(default=8, ge=1)
+
+
 def _text_only() -> list[Literal["text", "image"]]:
     return ["text"]
 
@@ -122,6 +128,7 @@ class Settings(_Section):
     edit_guard: EditGuardSettings = Field(default_factory=EditGuardSettings)
     bash: BashSettings = Field(default_factory=BashSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
     mcp: McpSettings = Field(default_factory=McpSettings)
     steering_mode: QueueMode = "one-at-a-time"
@@ -192,11 +199,13 @@ def _clamp_sandbox(user: _Layer | None, project: _Layer, problems: list[ConfigPr
 
 def gates_of(project: dict[str, Any], user: Settings) -> list[Gate]:
     """The keys of a project's config data that need the folder's trust."""
+    mine = user.model_dump()
     return project_gates(
         project,
         user_approval=user.approval,
         user_providers=set(user.providers),
         builtin_providers=set(builtin_registry().providers),
+        user_value=lambda loc: _walk(mine, loc)[1],
     )
 
 
