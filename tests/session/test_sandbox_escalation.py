@@ -85,3 +85,20 @@ def test_without_an_escalator_the_result_names_the_block(
     assert "The sandbox blocked a write outside the writable folders" in text
     assert "writable = [...] under [sandbox]" in text
     assert not (home / "x").exists()
+
+
+def test_the_network_given_for_a_conversation_ends_with_it(
+    harness: SessionHarness, home: Path
+) -> None:
+    faux = harness.faux(text_turn("hi"))
+
+    async def scenario() -> None:
+        session = await harness.open(faux, tools=sandboxed_tools(harness, home))
+        assert session.sandbox_state == (True, False)
+        session.allow_sandbox_network(True)
+        assert session.sandbox_state == (True, True)
+        await session.new_session()
+        assert session.sandbox_state == (True, False)
+        await session.close()
+
+    run(scenario())

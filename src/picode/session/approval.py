@@ -56,8 +56,11 @@ class ApprovalGate:
 
     def forget_always(self) -> None:
         """ "Always" was said for one conversation: another one (``/new``, ``/resume``,
-        ``/fork``) starts asking again."""
+        ``/fork``) starts asking again, and the sandbox takes back the network it was given
+        for the conversation."""
         self._always.clear()
+        for sandbox in self.sandboxes:
+            sandbox.network_for_session = False
 
     def needs_approval(self, tool_name: str) -> bool:
         gated = tool_name in _GATED[self.policy] or (
