@@ -164,6 +164,8 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         if args.thinking:
             warnings.append(f"{model.ref} does not think; thinking level set to off")
         thinking = "off"
+    sandbox = sandbox_config(settings, paths)
+    warnings.extend(sandbox_warnings(sandbox))
     options = SessionOptions(
         cwd=cwd,
         paths=paths,
@@ -172,7 +174,10 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         model=model,
         thinking=thinking,
         tools=coding_tools(
-            cwd, names=parse_tools(args.tools), bash_timeout_s=settings.bash.default_timeout_s
+            cwd,
+            names=parse_tools(args.tools),
+            bash_timeout_s=settings.bash.default_timeout_s,
+            sandbox=sandbox,
         ),
         session=session_spec(args, interactive=interactive),
         system_prompt=args.system_prompt,
@@ -268,6 +273,30 @@ def session_spec(args: argparse.Namespace, *, interactive: bool) -> Any:
             raise LaunchError("-r without an id opens a picker, which needs the TUI; pass an id")
         return "pick"
     return "new"
+
+
+def sandbox_config(settings: Any, paths: Any) -> Any:
+    """``[sandbox]`` plus picode's own folders, as ``tools.sandbox`` takes them."""
+    from picode.tools.sandbox import SandboxConfig
+
+    table = settings.sandbox
+    return SandboxConfig(
+        enabled=table.enabled,
+        network=table.network,
+        writable=tuple(Path(path).expanduser() for path in table.writable),
+        protected=(paths.config_dir, paths.data_dir, paths.cache_dir),
+        secret_files=(paths.auth_file,),
+        user_commands=table.user_commands,
+        allow_hosts=tuple(table.allow_hosts),
+    )
+
+
+def sandbox_warnings(config: Any) -> list[str]:
+    """Said once at start-up: the sandbox cannot work here, or cannot honour a setting."""
+    from picode.tools.sandbox import unavailable_warning
+
+    missing = unavailable_warning(config)
+    return [missing] if missing else []
 
 
 def parse_tools(value: str | None) -> list[str] | None:

@@ -58,7 +58,7 @@ from picode.modes.acp.updates import (
 from picode.modes.output import warn
 from picode.session.approval import ApprovalDecision, ApprovalRequest
 from picode.session.events import Notice
-from picode.tools import DISK, FileAccess, coding_tools
+from picode.tools import DISK, BashTool, FileAccess, coding_tools
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +261,12 @@ class PicodeAcpAgent:
     def _tools(self, folder: Path, link: SessionLink, files: FileAccess) -> list[Any]:
         timeout = self.options.settings.bash.default_timeout_s
         names = [tool.name for tool in self.options.tools]
-        tools = coding_tools(folder, names=names, bash_timeout_s=timeout, files=files)
+        # The launcher's sandbox settings confine this folder's bash the same way.
+        launched = next((t for t in self.options.tools if isinstance(t, BashTool)), None)
+        sandbox = launched.sandbox.config if launched and launched.sandbox else None
+        tools = coding_tools(
+            folder, names=names, bash_timeout_s=timeout, files=files, sandbox=sandbox
+        )
         if not self.client.terminal:
             return tools
         return [

@@ -42,7 +42,9 @@ class ApprovalController:
         self._closing = False
 
     def attach(self, session: AgentSession) -> None:
-        """Become the session's approver unless its policy asks for none."""
+        """Become the session's approver unless its policy asks for none, and always the
+        one asked to run a command the sandbox blocked outside it."""
+        session.set_escalator(self.ask)
         if session.approval_policy != "never":
             session.set_approver(self.ask)
 
