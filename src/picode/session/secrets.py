@@ -1,33 +1,17 @@
 """The exact values of the keys picode knows, so nothing it writes can carry them.
 
-Key-shaped strings (``sk-…``, ``AIza…``) are masked by pattern; a key that has no such
-shape (a local server's token, a key read from auth.json or config ``api_key``) is only
-recognisable by its value, so every key picode reads is remembered here for the process.
+Masking itself is ``picode.ai.redaction`` (one pattern for every stream and file): the
+session remembers every key it reads there.
 """
 
 from __future__ import annotations
 
-#: Shorter values would mask ordinary words.
-MIN_SECRET_CHARS = 8
+from picode.ai.redaction import (
+    MIN_SECRET_CHARS,
+    REDACTED,
+    known_secrets,
+    mask_known,
+    remember_secret,
+)
 
-_known: set[str] = set()
-
-
-def remember_secret(value: str | None) -> None:
-    if value and len(value.strip()) >= MIN_SECRET_CHARS:
-        _known.add(value.strip())
-
-
-def known_secrets() -> frozenset[str]:
-    return frozenset(_known)
-
-
-def mask_known(text: str, replacement: str) -> tuple[str, int]:
-    """``text`` with every remembered key replaced; and how many were."""
-    count = 0
-    # Longest first: a key that contains another must go whole.
-    for secret in sorted(_known, key=len, reverse=True):
-        if secret in text:
-            count += text.count(secret)
-            text = text.replace(secret, replacement)
-    return text, count
+__all__ = ["MIN_SECRET_CHARS", "REDACTED", "known_secrets", "mask_known", "remember_secret"]
