@@ -123,6 +123,7 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
     from picode.session.model_choice import choose_model
     from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
+    from picode.session.secrets import model_command_environment
     from picode.tools import coding_tools
 
     cwd = Path.cwd()
@@ -170,7 +171,10 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         model=model,
         thinking=thinking,
         tools=coding_tools(
-            cwd, names=parse_tools(args.tools), bash_timeout_s=settings.bash.default_timeout_s
+            cwd,
+            names=parse_tools(args.tools),
+            bash_timeout_s=settings.bash.default_timeout_s,
+            bash_env=model_command_environment(registry, settings.bash.env_allow),
         ),
         session=session_spec(args, interactive=interactive),
         system_prompt=args.system_prompt,

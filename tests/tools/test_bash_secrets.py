@@ -1,15 +1,27 @@
-"""bash and secrets: a full-output log on disk that holds no key."""
+"""bash and secrets: the environment its composer gives it, and a full-output log on disk
+that holds no key."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from picode.session.secrets import remember_secret
+from picode.tools import coding_tools
 from picode.tools.bash import BashTool
 from tests.tools.helpers import run
 
 GHP = "ghp_" + "Z1x2C3v4" * 4 + "bNmK"
 KEY = "plain-local-key-5c1d77"
+
+
+def test_commands_get_the_environment_they_are_given(tmp_path: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "ONLY_THIS": "1"}
+    [tool] = coding_tools(tmp_path, names=["bash"], bash_env=env)
+    result = run(tool, command="env")
+    names = {line.partition("=")[0] for line in result.text_content.splitlines()}
+    assert "ONLY_THIS" in names
+    assert names <= {"PATH", "ONLY_THIS", "PWD", "SHLVL", "_", "OLDPWD"}  # the shell's own
 
 
 def test_the_full_output_log_holds_no_key_or_token(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "LoadedConfig",
     "McpServer",
     "McpSettings",
+    "RedactionSettings",
     "RetrySettings",
     "Settings",
     "TtsrSettings",
@@ -80,6 +81,15 @@ class EditGuardSettings(_Section):
 class BashSettings(_Section):
     #: Seconds a command may run when the model gives no timeout; 0 = no limit.
     default_timeout_s: float = Field(default=600, ge=0)
+    #: Variables the model's commands keep although they look secret (names or ``*``
+    #: patterns); the user's config only.
+    env_allow: list[str] = Field(default_factory=list)
+
+
+class RedactionSettings(_Section):
+    #: Token shapes masked in what tools return to the model (picode's own keys always are);
+    #: the user's config only.
+    tool_results: bool = True
 
 
 def _text_only() -> list[Literal["text", "image"]]:
@@ -119,6 +129,7 @@ class Settings(_Section):
     ttsr: TtsrSettings = Field(default_factory=TtsrSettings)
     edit_guard: EditGuardSettings = Field(default_factory=EditGuardSettings)
     bash: BashSettings = Field(default_factory=BashSettings)
+    redaction: RedactionSettings = Field(default_factory=RedactionSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
     mcp: McpSettings = Field(default_factory=McpSettings)
     steering_mode: QueueMode = "one-at-a-time"
@@ -164,6 +175,8 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
     problems: list[ConfigProblem] = []
     user = _read_layer(paths.user_config_file, problems, salvage=True)
     project = _read_layer(project_dir(cwd) / CONFIG_FILE_NAME, problems)
+    if project is not None:
+        _drop_user_only(project, problems)
     layers = [layer for layer in (user, project) if layer is not None]
     ignored: list[Gate] = []
     if project is not None and not project_trusted:
@@ -175,6 +188,19 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
     settings = _validate(layers, problems)
     _drop_providers_without_api(settings, layers, problems)
     return LoadedConfig(settings, problems, [layer.file for layer in layers], ignored)
+
+
+#: Keys that widen what the model may see: a project never sets them, trusted or not.
+USER_ONLY: tuple[Loc, ...] = (("bash", "env_allow"), ("redaction",))
+
+
+def _drop_user_only(project: _Layer, problems: list[ConfigProblem]) -> None:
+    for loc in USER_ONLY:
+        if _has(project.data, loc):
+            line = line_of(project.lines, loc)
+            message = "only your own config.toml may set this; ignored"
+            problems.append(ConfigProblem(project.file, line, dotted(loc), message, "warning"))
+            _remove(project.data, loc)
 
 
 def gates_of(project: dict[str, Any], user: Settings) -> list[Gate]:

@@ -8,7 +8,7 @@ passes another.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from picode.agent.tool import AgentTool
@@ -54,10 +54,12 @@ def coding_tools(
     *,
     names: Sequence[str] | None = None,
     bash_timeout_s: float | None = None,
+    bash_env: Mapping[str, str] | None = None,
     files: FileAccess = DISK,
 ) -> list[AgentTool]:
     """Tools working in ``cwd``, in the order of ``names`` (default: all, ``ALL_TOOL_NAMES``);
     ``bash_timeout_s``: bash's limit when the model gives none (None: its default);
+    ``bash_env``: the environment of bash's commands (None: picode's own);
     ``files``: where read, write and edit get and put file contents."""
     wanted = ALL_TOOL_NAMES if names is None else tuple(dict.fromkeys(names))
     unknown = [name for name in wanted if name not in _FACTORIES]
@@ -69,4 +71,6 @@ def coding_tools(
     for tool in tools:
         if isinstance(tool, BashTool) and bash_timeout_s is not None:
             tool.default_timeout_s = bash_timeout_s
+        if isinstance(tool, BashTool) and bash_env is not None:
+            tool.env = dict(bash_env)
     return tools

@@ -15,7 +15,7 @@ import logging
 import os
 import signal as signals
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,7 @@ class BashTool(BaseTool):
         max_lines: int = MAX_LINES,
         max_bytes: int = MAX_BYTES,
         default_timeout_s: float = DEFAULT_TIMEOUT_S,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.cwd = cwd
         self.shell = shell
@@ -125,6 +126,9 @@ class BashTool(BaseTool):
         #: Applied when the model gives no timeout: a command that never ends must not
         #: hold the turn forever. 0 = no limit.
         self.default_timeout_s = default_timeout_s
+        #: The commands' environment, built once by whoever composes the tools (the session
+        #: leaves picode's keys out); None: picode's own.
+        self.env: dict[str, str] | None = dict(env) if env is not None else None
         prune_old_logs()
 
     async def run(self, args: BashParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
@@ -149,6 +153,7 @@ class BashTool(BaseTool):
                 "-c",
                 args.command,
                 cwd=self.cwd,
+                env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -254,15 +255,19 @@ class PicodeAcpAgent:
         return DISK
 
     def _tools(self, folder: Path, link: SessionLink, files: FileAccess) -> list[Any]:
-        timeout = self.options.settings.bash.default_timeout_s
+        from picode.session.secrets import model_command_environment, unset_script
+
+        settings = self.options.settings
+        timeout = settings.bash.default_timeout_s
         names = [tool.name for tool in self.options.tools]
-        tools = coding_tools(folder, names=names, bash_timeout_s=timeout, files=files)
+        env = model_command_environment(self.options.registry, settings.bash.env_allow)
+        tools = coding_tools(folder, names=names, bash_timeout_s=timeout, bash_env=env, files=files)
         if not self.client.terminal:
             return tools
-        return [
-            ClientTerminalBash(folder, link, timeout) if tool.name == "bash" else tool
-            for tool in tools
-        ]
+        # The editor starts the command with its own environment, most likely the one it
+        # started picode with: the shell drops what picode's own copy would lose.
+        terminal = ClientTerminalBash(folder, link, timeout, prelude=unset_script(os.environ, env))
+        return [terminal if tool.name == "bash" else tool for tool in tools]
 
     def _hosted(self, session_id: str) -> Hosted:
         hosted = self.sessions.get(session_id)
