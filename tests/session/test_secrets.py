@@ -7,13 +7,15 @@ import json
 from pathlib import Path
 
 from picode.ai.models import builtin_registry
-from picode.ai.providers.faux import text_turn
-from picode.session.config import load_config
+from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
+from picode.ai.types import ToolResultMessage
+from picode.session.config import Settings, load_config
 from picode.session.paths import Paths
 from picode.session.secrets import (
     command_environment,
     looks_secret,
     model_command_environment,
+    remember_secret,
     unset_script,
 )
 
@@ -42,6 +44,47 @@ def test_a_github_token_in_a_reply_is_not_stored_in_the_clear(harness: SessionHa
         await session.close()
 
     run(scenario())
+
+
+def test_tool_results_reach_the_model_without_keys_or_tokens(harness: SessionHarness) -> None:
+    remember_secret(LOCAL_KEY)
+    (harness.cwd / ".env").write_text(f"GH={GHP}\nLLM={LOCAL_KEY}\nDEBUG=1\n", encoding="utf-8")
+    faux = harness.faux(tool_turn(FauxToolCall("read", {"path": ".env"})), text_turn("Read it."))
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+        await session.prompt("what is in .env?")
+        await session.close()
+
+    run(scenario())
+    sent = faux.last_request.messages
+    result = next(m for m in sent if isinstance(m, ToolResultMessage))
+    assert GHP not in result.text and LOCAL_KEY not in result.text
+    assert "GH=[redacted]" in result.text and "LLM=[redacted]" in result.text
+    assert "DEBUG=1" in result.text
+
+
+def test_token_shapes_can_reach_the_model_when_the_user_says_so(harness: SessionHarness) -> None:
+    remember_secret(LOCAL_KEY)
+    (harness.cwd / "fixture.txt").write_text(f"{GHP} {LOCAL_KEY}\n", encoding="utf-8")
+    faux = harness.faux(
+        tool_turn(FauxToolCall("read", {"path": "fixture.txt"})), text_turn("Read it.")
+    )
+    settings = Settings()
+    settings.redaction.tool_results = False
+
+    async def scenario() -> None:
+        session = await harness.open(faux, settings=settings)
+        await session.prompt("read the fixture")
+        saved = _file_text(session.session_file_path)
+        await session.close()
+        # What the model may read is still no reason to keep it in a file.
+        assert GHP not in saved and LOCAL_KEY not in saved
+
+    run(scenario())
+    result = next(m for m in faux.last_request.messages if isinstance(m, ToolResultMessage))
+    assert GHP in result.text  # the user's choice: fixtures and tests need the real bytes
+    assert LOCAL_KEY not in result.text  # picode's own keys never
 
 
 # --- the environment of the model's commands --------------------------------------------

@@ -64,6 +64,7 @@ from picode.session.paths import project_dir
 from picode.session.persistence import Restored, SessionRecorder
 from picode.session.recovery import RecoveryPlanner, RequestSeams
 from picode.session.rules import load_rules
+from picode.session.secrets import redact_tool_result
 from picode.session.store import SessionStore
 from picode.session.switching import saved_thinking, switch_to, usage_of
 from picode.session.system_prompt import build_system_prompt, first_line
@@ -593,7 +594,9 @@ class AgentSession:
         return await self.approval.check(call.id, call.name, call.arguments)
 
     async def _after_tool_call(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
-        return await self.extensions.on_tool_result(call.name, call.arguments, call.id, result)
+        changed = await self.extensions.on_tool_result(call.name, call.arguments, call.id, result)
+        # What the model reads: keys and token shapes masked (docs/security.md, "Secrets").
+        return redact_tool_result(changed or result, shapes=self.settings.redaction.tool_results)
 
     def send_message(self, text: str, deliver_as: str = "follow_up") -> None:
         if deliver_as == "steer" and self._running:

@@ -7,11 +7,13 @@ view of both rules below.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
 
+from picode.agent.tool import ToolResult
 from picode.ai.models import ModelRegistry
 from picode.ai.redaction import (
     MIN_SECRET_CHARS,
@@ -19,8 +21,10 @@ from picode.ai.redaction import (
     known_secrets,
     looks_like_secret,
     mask_known,
+    redact,
     remember_secret,
 )
+from picode.ai.types import TextContent
 
 __all__ = [
     "MIN_SECRET_CHARS",
@@ -30,6 +34,7 @@ __all__ = [
     "looks_secret",
     "mask_known",
     "model_command_environment",
+    "redact_tool_result",
     "remember_secret",
     "unset_script",
 ]
@@ -103,3 +108,17 @@ def unset_script(environ: Mapping[str, str], kept: Mapping[str, str]) -> str:
 
 
 _SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def redact_tool_result(result: ToolResult, *, shapes: bool = True) -> ToolResult:
+    """``result`` as the model may read it: picode's keys always masked, token shapes too
+    unless ``shapes`` is off; the same object when there was nothing to mask."""
+    content = list(result.content)
+    changed = False
+    for index, block in enumerate(content):
+        if isinstance(block, TextContent):
+            text, count = redact(block.text, shapes=shapes)
+            if count:
+                content[index] = dataclasses.replace(block, text=text)
+                changed = True
+    return ToolResult(content, result.details, result.is_error) if changed else result
