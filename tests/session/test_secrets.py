@@ -87,6 +87,20 @@ def test_token_shapes_can_reach_the_model_when_the_user_says_so(harness: Session
     assert LOCAL_KEY not in result.text  # picode's own keys never
 
 
+def test_shell_output_the_person_adds_reaches_the_model_masked(harness: SessionHarness) -> None:
+    faux = harness.faux(text_turn("Noted."))
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+        session.add_note(f"I ran `cat .env`:\n```\nGH={GHP}\n```")
+        await session.prompt("what did it print?")
+        await session.close()
+
+    run(scenario())
+    sent = "".join(message.text for message in faux.last_request.messages)
+    assert GHP not in sent and "GH=[redacted]" in sent
+
+
 # --- the environment of the model's commands --------------------------------------------
 
 
