@@ -117,3 +117,18 @@ def test_what_is_held_back_is_bounded() -> None:
     out = redactor.feed("word " * 50)
     assert len(out) >= 150
     assert redactor.feed("x" * 500) + redactor.flush() != ""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "-----BEGIN RSA PRIVATE KEY-----\nrm -rf ~/project\n-----END RSA PRIVATE KEY-----",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nrm -rf ~/project",
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED; rm -rf ~/project",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA rm -rf ~/project",
+    ],
+)
+def test_text_after_a_begin_line_that_is_no_key_stays_visible(command: str) -> None:
+    # An approval ask sent redacted over rpc or acp must still show what would run.
+    assert "rm -rf ~/project" in redact(command)[0]
+    assert "rm -rf ~/project" in json.loads(redact(json.dumps(command))[0])

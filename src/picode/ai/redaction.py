@@ -27,8 +27,10 @@ _known_sorted: list[str] = []
 #: word (or of a base64 blob such as a thinking signature), not a token.
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/")
 _END = r"(?![A-Za-z0-9_-])"
-#: What a PEM body is made of, ``\\`` included for JSON's ``\\n``; never a quote.
-_PEM_BODY = r"[A-Za-z0-9+/=\s\\:,.-]"
+#: A line break in text or in JSON text (``\\n``).
+_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
+#: Where a PEM line must end: a break, the end, or the closing quote of a string.
+_LINE_END = rf"(?=[ \t]*(?:{_BREAK}|\Z|\\?[\"']))"
 
 
 def _any_case(word: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -81,14 +83,17 @@ _NAMED = (
     ),
     (
         "authorization",
-        rf"{_SEPARATOR}(?:[Bb]earer|[Bb]asic|[Tt]oken)\s+)[A-Za-z0-9._~+/=-]{{16,}}",
+        rf"{_SEPARATOR}(?:[Bb]earer|[Bb]asic|[Tt]oken)\s+)[A-Za-z0-9][A-Za-z0-9._~+/=-]{{15,}}",
     ),
 )
 
+#: Only lines a key is made of (its headers, base64): a command hidden after a BEGIN line
+#: must stay visible wherever the text is shown redacted (an approval ask over rpc/acp).
 _PEM = (
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    rf"{_PEM_BODY}*?"
-    rf"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?!{_PEM_BODY}))"
+    rf"(?:{_BREAK}[ \t]*(?:Proc-Type|DEK-Info): [A-Za-z0-9,-]+{_LINE_END})*"
+    rf"(?:{_BREAK}+[ \t]*[A-Za-z0-9+/=]+{_LINE_END})*"
+    rf"(?:{_BREAK}+[ \t]*-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?"
 )
 
 
