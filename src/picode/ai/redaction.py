@@ -179,21 +179,24 @@ def looks_like_secret(value: str) -> bool:
 
 
 class StreamRedactor:
-    """``redact`` for text that arrives in pieces (a command's output on its way to a file).
+    """``redact`` for text that arrives in pieces (a command's output on its way to a file,
+    a reply streamed to a program).
 
-    A token cut between two pieces must still be seen whole, so the unfinished last line is
-    held back, and so is a PEM private key block until its end line arrives. What is held
-    is bounded: past ``hold_chars`` it goes out at the last space, or as it is.
+    A token cut between two pieces must still be seen whole, so the unfinished last line
+    (with ``words``: the unfinished last word) is held back, and so is a PEM private key
+    block until its end line arrives. What is held is bounded: past ``hold_chars`` it goes
+    out at the last space, or as it is.
     """
 
-    def __init__(self, hold_chars: int = 64 * 1024) -> None:
+    def __init__(self, hold_chars: int = 64 * 1024, *, words: bool = False) -> None:
         self.hold_chars = hold_chars
+        self._breaks = " \t\r\n" if words else "\n"
         self._pending = ""
 
     def feed(self, text: str) -> str:
         """What can be written now, redacted."""
         text = self._pending + text
-        cut = text.rfind("\n") + 1
+        cut = max(text.rfind(mark) for mark in self._breaks) + 1
         begin = text.rfind("-----BEGIN ", 0, cut)
         if begin != -1 and "-----END " not in text[begin:cut]:
             cut = begin
@@ -206,4 +209,33 @@ class StreamRedactor:
     def flush(self) -> str:
         """The rest, redacted: the stream has ended."""
         text, self._pending = self._pending, ""
-        return redact(text)[0]
+        return redact(text)[0] if text else ""
+
+
+class DeltaRedactor:
+    """Streamed content blocks (text, thinking, tool arguments) as they may be shown: each
+    block's deltas go through a word-holding ``StreamRedactor``, so a key the model writes
+    is masked even when the throttle cut it in two. ``end`` gives what a block still held."""
+
+    #: A token is shorter; a PEM key block of 8192 bits is not.
+    HOLD_CHARS = 8 * 1024
+
+    def __init__(self) -> None:
+        self._blocks: dict[int, StreamRedactor] = {}
+
+    def delta(self, index: int, text: str) -> str:
+        block = self._blocks.get(index)
+        if block is None:
+            block = self._blocks[index] = StreamRedactor(self.HOLD_CHARS, words=True)
+        return block.feed(text)
+
+    def end(self, index: int) -> str:
+        block = self._blocks.pop(index, None)
+        return block.flush() if block is not None else ""
+
+    def end_all(self) -> dict[int, str]:
+        """What every open block still held (a message that ended without its block ends,
+        e.g. aborted); the blocks are forgotten."""
+        held = {index: block.flush() for index, block in self._blocks.items()}
+        self._blocks.clear()
+        return {index: text for index, text in held.items() if text}

@@ -11,7 +11,7 @@ import dataclasses
 import logging
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ from picode.modes.acp.prompt import prompt_parts
 from picode.modes.acp.terminal import ClientTerminalBash
 from picode.modes.acp.transport import LineTransport
 from picode.modes.acp.updates import (
+    ReplyChunks,
     ToolContent,
     event_to_update,
     history_updates,
@@ -112,6 +113,7 @@ class Hosted:
     prompting: bool = False
     #: session/cancel came during this prompt: it ends "cancelled", whatever ran last.
     cancelled: bool = False
+    chunks: ReplyChunks = field(default_factory=ReplyChunks)
 
 
 class PicodeAcpAgent:
@@ -289,6 +291,8 @@ class PicodeAcpAgent:
                 return
             case Notice(level=level, text=text) if level != "info":
                 warn(text)
+        for chunk in hosted.chunks.updates(event):
+            self.outbox.put(hosted.session_id, chunk)
         update = event_to_update(event, hosted.cwd)
         if update is not None:
             self.outbox.put(hosted.session_id, update)
