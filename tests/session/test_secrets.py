@@ -8,6 +8,7 @@ from pathlib import Path
 
 from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
+from picode.ai.redaction import redact_text
 from picode.ai.types import ToolResultMessage
 from picode.session.config import Settings, load_config
 from picode.session.paths import Paths
@@ -172,6 +173,20 @@ def test_every_providers_key_variable_goes_whatever_its_name() -> None:
     assert {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"} <= names
     environ = dict.fromkeys(names, "x") | {"PATH": "/bin"}
     assert model_command_environment(registry, [], environ) == {"PATH": "/bin"}
+
+
+def test_the_values_that_went_are_masked_wherever_they_appear() -> None:
+    environ = {
+        "PATH": "/bin",
+        "DB_PASSWORD": "hunter2-but-longer",
+        "GOOGLE_APPLICATION_CREDENTIALS": "/home/me/key.json",
+        "EDITOR": "vim-with-plugins",
+    }
+    model_command_environment(builtin_registry(), [], environ)
+    text = "password: hunter2-but-longer in /home/me/key.json, edited with vim-with-plugins"
+    assert redact_text(text) == (
+        "password: [redacted] in /home/me/key.json, edited with vim-with-plugins"
+    )
 
 
 def test_an_unset_line_for_a_shell_another_program_starts() -> None:

@@ -94,10 +94,17 @@ def model_command_environment(
     registry: ModelRegistry, env_allow: Iterable[str], environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """The environment for the commands the model runs, built once per session: every
-    provider's key variables (built-in and configured) go, whatever their names."""
+    provider's key variables (built-in and configured) go, whatever their names, and the
+    values of what went are remembered as secrets."""
     key_names = [name for info in registry.providers.values() for name in info.api_key_env]
     source = os.environ if environ is None else environ
-    return command_environment(source, key_names=key_names, allow=env_allow)
+    kept = command_environment(source, key_names=key_names, allow=env_allow)
+    for name, value in source.items():
+        if name not in kept and not value.startswith(("/", "~", ".")) and " " not in value:
+            # The same password in a file the model reads is masked there too (a path to a
+            # key file is no secret, and masking it would hide files from the model).
+            remember_secret(value)
+    return kept
 
 
 def unset_script(environ: Mapping[str, str], kept: Mapping[str, str]) -> str:
