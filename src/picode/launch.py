@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
@@ -47,8 +48,30 @@ def exit_now(code: int) -> None:
     os._exit(code)
 
 
+def redact_log_records() -> None:
+    """Log records (stderr, or wherever an extension sends them) carry no key or token:
+    an SDK's error may quote a URL with a key in it. Redaction is imported with the first
+    record, off the path to the first frame."""
+    make_record = logging.getLogRecordFactory()
+
+    def redacted_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        from picode.ai.redaction import redact_text
+
+        record = make_record(*args, **kwargs)
+        try:
+            record.msg, record.args = redact_text(record.getMessage()), None
+        except Exception:  # a bad format string: logging reports it when it emits
+            return record
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
+        return record
+
+    logging.setLogRecordFactory(redacted_record)
+
+
 def _launch(args: argparse.Namespace) -> int:
     mode = args.mode or ("text" if args.print_mode else "tui")
+    redact_log_records()
     if mode in ("rpc", "acp") and args.prompt:
         print(f"picode: {mode} mode takes its prompts as commands on stdin", file=sys.stderr)
         return EXIT_USAGE
@@ -124,6 +147,7 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
     from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
     from picode.session.private_files import ensure_private_dirs
+    from picode.session.secrets import model_command_environment
     from picode.tools import coding_tools
 
     cwd = Path.cwd()
@@ -178,6 +202,7 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
             names=parse_tools(args.tools),
             bash_timeout_s=settings.bash.default_timeout_s,
             sandbox=sandbox,
+            bash_env=model_command_environment(registry, settings.bash.env_allow),
         ),
         session=session_spec(args, interactive=interactive),
         system_prompt=args.system_prompt,

@@ -195,7 +195,7 @@ def test_export_to_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
         export_session(FakeSession(tmp_path), tmp_path / "missing" / "x.html")
 
 
-def test_exports_are_private_and_carry_no_known_key(tmp_path: Path) -> None:
+def test_exports_are_private_and_carry_no_key_or_token(tmp_path: Path) -> None:
     import os
     import stat
 
@@ -208,6 +208,7 @@ def test_exports_are_private_and_carry_no_known_key(tmp_path: Path) -> None:
     os.chmod(existing, 0o644)
     leaky = [
         UserMessage("my token is plain-local-token-93f1 and sk-ant-api03-" + "a" * 40),
+        UserMessage("and ghp_" + "R4t5Y6u7" * 4 + "iOpA, AKIAIOSFODNN7EXAMPLE"),
         *conversation(),
     ]
     html_path, md_path = export_session(FakeSession(tmp_path, messages=leaky))
@@ -215,6 +216,7 @@ def test_exports_are_private_and_carry_no_known_key(tmp_path: Path) -> None:
         text = path.read_text(encoding="utf-8")
         assert "plain-local-token-93f1" not in text
         assert "sk-ant-api03-aaaa" not in text
+        assert "ghp_R4t5" not in text and "AKIAIOSFODNN7EXAMPLE" not in text
         assert "[redacted]" in text
         if os.name == "posix":
             assert stat.S_IMODE(path.stat().st_mode) == 0o600

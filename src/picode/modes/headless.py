@@ -16,7 +16,7 @@ from typing import Any
 
 from picode.ai.types import AssistantMessage
 from picode.modes.output import LineWriter, warn
-from picode.modes.serialize import event_to_dict, session_header
+from picode.modes.serialize import RedactedEvents, session_header
 from picode.session.events import (
     SAVE_FAILED_SOURCE,
     AutoRetryEnd,
@@ -107,9 +107,11 @@ async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequen
     interrupts.install()
     if json_events:
         out.json(session_header(session))
+        events = RedactedEvents()
 
         def on_event(event: Any) -> None:
-            out.json(event_to_dict(event))
+            for payload in events.dicts(event):
+                out.json(payload)
             # stdout is for the reading program; a person watching sees what went wrong.
             report_notice(event)
 

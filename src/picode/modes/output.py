@@ -1,5 +1,9 @@
 """Line output for the headless modes: UTF-8 whatever the locale, flushed per line, and
-quiet when the reader goes away (``picode -p ... | head -1`` must not print a traceback)."""
+quiet when the reader goes away (``picode -p ... | head -1`` must not print a traceback).
+
+JSON events and stderr lines are redacted (keys and token shapes, ``picode.ai.redaction``):
+a program or a log collects them. The answer ``-p`` prints is the person's to read as is.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import os
 import sys
 from typing import Any, BinaryIO
 
+from picode.ai.redaction import redact_text
 from picode.modes.serialize import dumps
 
 
@@ -28,7 +33,7 @@ class LineWriter:
             self.broken = True
 
     def json(self, payload: dict[str, Any]) -> None:
-        self.line(dumps(payload))
+        self.line(redact_text(dumps(payload)))
 
     def text(self, text: str) -> None:
         """A block of text, ending in exactly one newline."""
@@ -38,7 +43,7 @@ class LineWriter:
 def warn(text: str) -> None:
     """One ``picode: ...`` line on stderr; never raises, whatever stderr has become."""
     try:
-        sys.stderr.write(f"picode: {text}\n")
+        sys.stderr.write(f"picode: {redact_text(text)}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

@@ -22,7 +22,7 @@ from picode.modes.json_lines import TooDeepError, loads_line
 from picode.modes.output import LineWriter
 from picode.modes.rpc_approval import RpcApprovals
 from picode.modes.rpc_commands import BACKGROUND, HANDLERS, Handler, RpcError
-from picode.modes.serialize import event_to_dict
+from picode.modes.serialize import RedactedEvents
 from picode.session.events import SAVE_FAILED_SOURCE, Notice
 
 if TYPE_CHECKING:
@@ -44,9 +44,11 @@ async def _serve(options: Any) -> int:
     if session is None:
         return EXIT_ERROR
     server = RpcServer(session, out.json, approvals)
+    events = RedactedEvents()
 
     def on_event(event: Any) -> None:
-        out.json(event_to_dict(event))
+        for payload in events.dicts(event):
+            out.json(payload)
         _report_save_failure(event, out.json)
 
     session.subscribe(on_event)

@@ -20,7 +20,17 @@ from picode.agent.events import (
     TurnEnd,
 )
 from picode.agent.tool import ToolResult
-from picode.ai.events import DoneEvent, ErrorEvent, ToolCallEndEvent
+from picode.ai.events import (
+    DoneEvent,
+    ErrorEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+)
+from picode.ai.redaction import DeltaRedactor
 from picode.ai.types import content_to_dict, message_to_dict
 
 
@@ -76,6 +86,47 @@ def event_to_dict(event: Any) -> dict[str, Any]:
             out[item.name] = _plain(getattr(event, item.name))
         return out
     return {"type": getattr(event, "type", type(event).__name__)}
+
+
+class RedactedEvents:
+    """``event_to_dict`` for a stream a program reads (json, rpc): a key the model writes is
+    masked even when the throttle cut it between two deltas. Each block's deltas hold back
+    their unfinished last word; what is held comes as one more delta before the block's
+    end (or the message's, if it ended without one). Whole lines are redacted as well, by
+    the writer."""
+
+    def __init__(self) -> None:
+        self._held = DeltaRedactor()
+        self._kinds: dict[int, str] = {}
+
+    def dicts(self, event: Any) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        match event:
+            case MessageUpdate(
+                event=TextDeltaEvent() | ThinkingDeltaEvent() | ToolCallDeltaEvent() as inner
+            ):
+                self._kinds[inner.content_index] = inner.type
+                payload = event_to_dict(event)
+                payload["event"]["delta"] = self._held.delta(inner.content_index, inner.delta)
+                return [payload]
+            case MessageUpdate(
+                event=TextEndEvent() | ThinkingEndEvent() | ToolCallEndEvent() as end
+            ):
+                rest = self._held.end(end.content_index)
+                if rest:
+                    kind = self._kinds.pop(end.content_index, "text_delta")
+                    out.append(_delta(kind, end.content_index, rest))
+            case MessageStart() | MessageEnd():
+                for index, rest in self._held.end_all().items():
+                    out.append(_delta(self._kinds.get(index, "text_delta"), index, rest))
+                self._kinds.clear()
+        out.append(event_to_dict(event))
+        return out
+
+
+def _delta(kind: str, index: int, text: str) -> dict[str, Any]:
+    event = {"type": kind, "content_index": index, "delta": text}
+    return {"type": "message_update", "event": event}
 
 
 def _plain(value: Any) -> Any:

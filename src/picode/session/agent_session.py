@@ -64,6 +64,7 @@ from picode.session.paths import project_dir
 from picode.session.persistence import Restored, SessionRecorder
 from picode.session.recovery import RecoveryPlanner, RequestSeams
 from picode.session.rules import load_rules
+from picode.session.secrets import redact_tool_result
 from picode.session.store import SessionStore
 from picode.session.switching import saved_thinking, switch_to, usage_of
 from picode.session.system_prompt import build_system_prompt, first_line
@@ -328,7 +329,8 @@ class AgentSession:
     def add_note(self, text: str) -> None:
         """Add ``text`` to the context as the person's message without running the model
         (``!cmd`` output); while picode works it waits as a follow-up. Raises ``OSError``
-        when it cannot be saved (it stays in the context)."""
+        when it cannot be saved (it stays in the context). Masked like a tool's result."""
+        text = redact_tool_result(ToolResult.text(text), shapes=self._shapes).text_content
         if self._running:
             self.follow_up(text)
             return
@@ -619,7 +621,14 @@ class AgentSession:
         return await self.approval.check(call.id, call.name, call.arguments)
 
     async def _after_tool_call(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
-        return await self.extensions.on_tool_result(call.name, call.arguments, call.id, result)
+        changed = await self.extensions.on_tool_result(call.name, call.arguments, call.id, result)
+        # What the model reads: keys and token shapes masked (docs/security.md, "Secrets").
+        return redact_tool_result(changed or result, shapes=self._shapes)
+
+    @property
+    def _shapes(self) -> bool:
+        """Are token shapes masked in what the model reads? (Keys always are.)"""
+        return self.settings.redaction.tool_results
 
     def send_message(self, text: str, deliver_as: str = "follow_up") -> None:
         if deliver_as == "steer" and self._running:

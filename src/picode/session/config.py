@@ -37,6 +37,7 @@ __all__ = [
     "LoadedConfig",
     "McpServer",
     "McpSettings",
+    "RedactionSettings",
     "RetrySettings",
     "SandboxSettings",
     "Settings",
@@ -83,6 +84,15 @@ class EditGuardSettings(_Section):
 class BashSettings(_Section):
     #: Seconds a command may run when the model gives no timeout; 0 = no limit.
     default_timeout_s: float = Field(default=600, ge=0)
+    #: Variables the model's commands keep although they look secret (names or ``*``
+    #: patterns); the user's config only.
+    env_allow: list[str] = Field(default_factory=list)
+
+
+class RedactionSettings(_Section):
+    #: Token shapes masked in what tools return to the model (picode's own keys always are);
+    #: the user's config only.
+    tool_results: bool = True
 
 
 class ToolsSettings(_Section):
@@ -129,6 +139,7 @@ class Settings(_Section):
     bash: BashSettings = Field(default_factory=BashSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    redaction: RedactionSettings = Field(default_factory=RedactionSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
     mcp: McpSettings = Field(default_factory=McpSettings)
     steering_mode: QueueMode = "one-at-a-time"
@@ -174,6 +185,8 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
     problems: list[ConfigProblem] = []
     user = _read_layer(paths.user_config_file, problems, salvage=True)
     project = _read_layer(project_dir(cwd) / CONFIG_FILE_NAME, problems)
+    if project is not None:
+        _drop_user_only(project, problems)
     layers = [layer for layer in (user, project) if layer is not None]
     if project is not None:
         _clamp_sandbox(user, project, problems)
@@ -195,6 +208,19 @@ def _clamp_sandbox(user: _Layer | None, project: _Layer, problems: list[ConfigPr
     for key, why in clamp_project(mine, project.data):
         line = line_of(project.lines, tuple(key.split(".")))
         problems.append(ConfigProblem(project.file, line, key, f"ignored: {why}", "warning"))
+
+
+#: Keys that widen what the model may see: a project never sets them, trusted or not.
+USER_ONLY: tuple[Loc, ...] = (("bash", "env_allow"), ("redaction",))
+
+
+def _drop_user_only(project: _Layer, problems: list[ConfigProblem]) -> None:
+    for loc in USER_ONLY:
+        if _has(project.data, loc):
+            line = line_of(project.lines, loc)
+            message = "only your own config.toml may set this; ignored"
+            problems.append(ConfigProblem(project.file, line, dotted(loc), message, "warning"))
+            _remove(project.data, loc)
 
 
 def gates_of(project: dict[str, Any], user: Settings) -> list[Gate]:

@@ -200,7 +200,7 @@ class SessionFile:
         text, redacted = redact_secrets(text)
         if redacted:
             warning = (
-                f"{self.path.name}: {redacted} value(s) shaped like an API key replaced by "
+                f"{self.path.name}: {redacted} value(s) shaped like a key or token replaced by "
                 f"[redacted] in a {kind} entry"
             )
             self.warnings.append(warning)

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from picode.ai.redaction import redact
 from picode.ai.text_repair import has_surrogates, repair_tree
 from picode.ai.types import Message, TextContent, UserMessage
-from picode.session.secrets import mask_known
 
 FORMAT_VERSION = 1
 ENTRY_TYPES = frozenset(
@@ -159,25 +159,11 @@ def entry_from_object(obj: dict[str, Any]) -> Entry:
 
 # --- secrets ---------------------------------------------------------------------------
 
-_SECRET = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:"
-    r"sk-ant-[A-Za-z0-9_-]{16,}"
-    r"|sk-proj-[A-Za-z0-9_-]{16,}"
-    r"|sk-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{20,}"
-    r"|AIza[0-9A-Za-z_-]{35}"
-    r")(?![A-Za-z0-9_-])"
-)
-REDACTED = "[redacted]"
-
 
 def redact_secrets(text: str) -> tuple[str, int]:
-    """Replace the keys picode knows and anything shaped like an API key; the JSON stays
-    valid (keys need no escaping)."""
-    text, known = mask_known(text, REDACTED)
-    if "sk-" not in text and "AIza" not in text:
-        return text, known
-    text, shaped = _SECRET.subn(REDACTED, text)
-    return text, known + shaped
+    """Replace the keys picode knows and anything shaped like a key or token
+    (``picode.ai.redaction``); the JSON stays valid."""
+    return redact(text)
 
 
 # --- compaction summaries --------------------------------------------------------------

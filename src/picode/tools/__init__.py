@@ -8,7 +8,7 @@ passes another.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from picode.agent.tool import AgentTool
@@ -57,11 +57,13 @@ def coding_tools(
     *,
     names: Sequence[str] | None = None,
     bash_timeout_s: float | None = None,
+    bash_env: Mapping[str, str] | None = None,
     files: FileAccess = DISK,
     sandbox: SandboxConfig | None = None,
 ) -> list[AgentTool]:
     """Tools working in ``cwd``, in the order of ``names`` (default: all, ``ALL_TOOL_NAMES``);
     ``bash_timeout_s``: bash's limit when the model gives none (None: its default);
+    ``bash_env``: the environment of bash's commands (None: picode's own);
     ``files``: where read, write and edit get and put file contents; ``sandbox``: what
     confines bash (None: nothing)."""
     wanted = ALL_TOOL_NAMES if names is None else tuple(dict.fromkeys(names))
@@ -76,4 +78,6 @@ def coding_tools(
             tool.default_timeout_s = bash_timeout_s
         if isinstance(tool, BashTool) and sandbox is not None:
             tool.sandbox = Sandbox(sandbox)
+        if isinstance(tool, BashTool) and bash_env is not None:
+            tool.env = dict(bash_env)
     return tools

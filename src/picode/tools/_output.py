@@ -1,7 +1,9 @@
 """Bounded capture of a command's output: a rolling tail in memory, everything on disk.
 
 Until the output outgrows the limits nothing touches the disk. From then on every byte goes
-to a temp log file and memory keeps only the last ``max_bytes`` (plus one read chunk).
+to a temp log file and memory keeps only the last ``max_bytes`` (plus one read chunk). The
+log is redacted on its way to the disk (``picode.ai.redaction``): it outlives the session
+in a folder other users may list.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from typing import BinaryIO
+
+from picode.ai.redaction import StreamRedactor, redact
 
 LOG_PREFIX = "picode-bash-"
 #: A log stops growing here (the head is kept, the tail is appended at close): ``yes`` for
@@ -63,6 +67,7 @@ class OutputCapture:
         self._dropped = False
         self._last_byte = b"\n"
         self._log: BinaryIO | None = None
+        self._redactor = StreamRedactor()
         self._spilled = False
         self.log_error: str | None = None
 
@@ -82,7 +87,7 @@ class OutputCapture:
             self._spilled = True
             self._open_log()
         if self._log is not None:
-            self._write_log(chunk)
+            self._write_log(_encode(self._redactor.feed(_decode(chunk))))
         self._tail.append(chunk)
         self._tail_bytes += len(chunk)
         if self._spilled:
@@ -99,10 +104,11 @@ class OutputCapture:
             self._log_failed(exc)
             return
         for chunk in self._tail:
-            self._write_log(chunk)
+            self._write_log(_encode(self._redactor.feed(_decode(chunk))))
 
     def _write_log(self, chunk: bytes) -> None:
-        assert self._log is not None
+        if self._log is None:
+            return
         room = self.log_cap - self._logged
         if room <= 0:
             self._log_skipped += len(chunk)
@@ -144,11 +150,17 @@ class OutputCapture:
         return RenderedTail("\n".join(lines), cut, len(lines))
 
     def close(self, *, keep_log: bool) -> None:
+        if self._log is not None and keep_log:
+            # The unfinished last line, held back in case a token went on in the next read.
+            self._write_log(_encode(self._redactor.flush()))
         if self._log is not None:
             if keep_log and self._log_skipped:
                 # Head and tail: the middle past the cap is left out, and says so.
                 tail = b"".join(self._tail)
                 appended = tail[-min(len(tail), self._log_skipped) :]
+                # From a line's start, so that no token is cut in two and missed.
+                appended = appended[appended.find(b"\n") + 1 :] or appended
+                appended = _encode(redact(_decode(appended))[0])
                 left_out = self._log_skipped - len(appended)
                 marker = f"\n[… {left_out} bytes left out: the log keeps the first "
                 marker += f"{self.log_cap // (1024 * 1024)} MB and the last part …]\n"
@@ -160,3 +172,12 @@ class OutputCapture:
             with contextlib.suppress(OSError):
                 os.unlink(self.log_path)
             self.log_path = None
+
+
+def _decode(data: bytes) -> str:
+    # Any bytes round-trip: what is not UTF-8 is written back exactly as it came.
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")

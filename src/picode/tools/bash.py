@@ -17,7 +17,7 @@ import logging
 import os
 import signal as signals
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +122,7 @@ class BashTool(BaseTool):
         max_bytes: int = MAX_BYTES,
         default_timeout_s: float = DEFAULT_TIMEOUT_S,
         sandbox: Sandbox | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.cwd = cwd
         #: Confines the command (docs/security.md, "Sandbox"); None runs it unconfined.
@@ -132,6 +133,9 @@ class BashTool(BaseTool):
         #: Applied when the model gives no timeout: a command that never ends must not
         #: hold the turn forever. 0 = no limit.
         self.default_timeout_s = default_timeout_s
+        #: The commands' environment, built once by whoever composes the tools (the session
+        #: leaves picode's keys out); None: picode's own.
+        self.env: dict[str, str] | None = dict(env) if env is not None else None
         prune_old_logs()
 
     def for_user(self) -> BashTool:
@@ -214,6 +218,7 @@ class BashTool(BaseTool):
                 lambda: CommandProtocol(capture, updates.poke),
                 *argv,
                 cwd=self.cwd,
+                env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,

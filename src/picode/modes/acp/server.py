@@ -10,8 +10,9 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ from picode.modes.acp.prompt import prompt_parts
 from picode.modes.acp.terminal import ClientTerminalBash
 from picode.modes.acp.transport import LineTransport
 from picode.modes.acp.updates import (
+    ReplyChunks,
     ToolContent,
     event_to_update,
     history_updates,
@@ -116,6 +118,7 @@ class Hosted:
     cancelled: bool = False
     #: Set while no prompt is being handled: a prompt sent right after a cancel waits on it.
     idle: asyncio.Event = dataclasses.field(default_factory=lambda: _set(asyncio.Event()))
+    chunks: ReplyChunks = field(default_factory=ReplyChunks)
 
 
 class PicodeAcpAgent:
@@ -259,20 +262,24 @@ class PicodeAcpAgent:
         return DISK
 
     def _tools(self, folder: Path, link: SessionLink, files: FileAccess) -> list[Any]:
-        timeout = self.options.settings.bash.default_timeout_s
+        from picode.session.secrets import model_command_environment, unset_script
+
+        settings = self.options.settings
+        timeout = settings.bash.default_timeout_s
         names = [tool.name for tool in self.options.tools]
         # The launcher's sandbox settings confine this folder's bash the same way.
         launched = next((t for t in self.options.tools if isinstance(t, BashTool)), None)
         sandbox = launched.sandbox.config if launched and launched.sandbox else None
+        env = model_command_environment(self.options.registry, settings.bash.env_allow)
         tools = coding_tools(
-            folder, names=names, bash_timeout_s=timeout, files=files, sandbox=sandbox
+            folder, names=names, bash_timeout_s=timeout, bash_env=env, files=files, sandbox=sandbox
         )
         if not self.client.terminal:
             return tools
-        return [
-            ClientTerminalBash(folder, link, timeout) if tool.name == "bash" else tool
-            for tool in tools
-        ]
+        # The editor starts the command with its own environment, most likely the one it
+        # started picode with: the shell drops what picode's own copy would lose.
+        terminal = ClientTerminalBash(folder, link, timeout, prelude=unset_script(os.environ, env))
+        return [terminal if tool.name == "bash" else tool for tool in tools]
 
     def _hosted(self, session_id: str) -> Hosted:
         hosted = self.sessions.get(session_id)
@@ -294,6 +301,8 @@ class PicodeAcpAgent:
                 return
             case Notice(level=level, text=text) if level != "info":
                 warn(text)
+        for chunk in hosted.chunks.updates(event):
+            self.outbox.put(hosted.session_id, chunk)
         update = event_to_update(event, hosted.cwd)
         if update is not None:
             self.outbox.put(hosted.session_id, update)

@@ -33,11 +33,18 @@ class ClientTerminalBash(BaseTool):
     params_model = BashParams
 
     def __init__(
-        self, cwd: Path, link: SessionLink, default_timeout_s: float = DEFAULT_TIMEOUT_S
+        self,
+        cwd: Path,
+        link: SessionLink,
+        default_timeout_s: float = DEFAULT_TIMEOUT_S,
+        *,
+        prelude: str = "",
     ) -> None:
         self.cwd = cwd
         self.link = link
         self.default_timeout_s = default_timeout_s
+        #: Shell lines run before the command (``unset`` of the variables it must not see).
+        self.prelude = prelude
 
     async def run(self, args: BashParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
         if not args.command.strip():
@@ -50,7 +57,7 @@ class ClientTerminalBash(BaseTool):
                 session_id=session_id,
                 command=user_shell(),
                 # stdin is empty, as the tool's description promises the model.
-                args=["-c", f"exec </dev/null\n{args.command}"],
+                args=["-c", f"exec </dev/null\n{self.prelude}{args.command}"],
                 cwd=str(self.cwd),
                 output_byte_limit=MAX_BYTES,
             )

@@ -12,10 +12,14 @@ import asyncio
 import json
 from typing import Any
 
+from picode.ai.redaction import redact_text
 from picode.modes.json_lines import TooDeepError, loads_line
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+#: Requests that act rather than report: a file written or a command run through the
+#: editor must be what the model asked for, byte for byte. Everything else is redacted.
+_VERBATIM_METHODS = ("fs/", "terminal/")
 
 
 class LineTransport:
@@ -28,7 +32,11 @@ class LineTransport:
         self._closed = False
 
     async def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        method = message.get("method")
+        if not (isinstance(method, str) and method.startswith(_VERBATIM_METHODS)):
+            text = redact_text(text)
+        data = (text + "\n").encode()
         async with self._write_lock:
             if self._closed:
                 raise ConnectionError("the client's end of the connection is closed")

@@ -22,9 +22,16 @@ from acp.schema import (
     ToolKind,
 )
 
-from picode.agent.events import MessageUpdate, ToolExecutionStart, ToolExecutionUpdate
+from picode.agent.events import (
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+)
 from picode.agent.tool import ToolError, ToolResult
-from picode.ai.events import TextDeltaEvent, ThinkingDeltaEvent
+from picode.ai.events import TextDeltaEvent, TextEndEvent, ThinkingDeltaEvent, ThinkingEndEvent
+from picode.ai.redaction import DeltaRedactor
 from picode.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -55,14 +62,46 @@ TITLE_ARGUMENT = {"bash": "command", "grep": "pattern", "find": "pattern"}
 MAX_TITLE_CHARS = 120
 
 
+class ReplyChunks:
+    """The reply's text and thought as ACP chunks, with a key the model writes masked even
+    when the throttle cut it between two deltas: each block holds back its unfinished last
+    word until the next delta or its end (``picode.ai.redaction.DeltaRedactor``)."""
+
+    def __init__(self) -> None:
+        self._held = DeltaRedactor()
+        self._thoughts: set[int] = set()
+
+    def updates(self, event: Any) -> list[Update]:
+        match event:
+            case MessageUpdate(event=TextDeltaEvent(content_index=index, delta=delta)):
+                return self._chunks({index: self._held.delta(index, delta)})
+            case MessageUpdate(event=ThinkingDeltaEvent(content_index=index, delta=delta)):
+                self._thoughts.add(index)
+                return self._chunks({index: self._held.delta(index, delta)})
+            case MessageUpdate(event=TextEndEvent(content_index=index)):
+                return self._chunks({index: self._held.end(index)})
+            case MessageUpdate(event=ThinkingEndEvent(content_index=index)):
+                return self._chunks({index: self._held.end(index)})
+            case MessageStart() | MessageEnd():
+                chunks = self._chunks(self._held.end_all())
+                self._thoughts.clear()
+                return chunks
+        return []
+
+    def _chunks(self, texts: dict[int, str]) -> list[Update]:
+        return [
+            helpers.update_agent_thought_text(text)
+            if index in self._thoughts
+            else helpers.update_agent_message_text(text)
+            for index, text in texts.items()
+            if text
+        ]
+
+
 def event_to_update(event: Any, cwd: Path) -> Update | None:
-    """The update for a live event; None for events ACP has no place for (tool ends are
-    ``tool_finished``: they may carry a diff)."""
+    """The update for a live tool event; None for events ACP has no place for (tool ends
+    are ``tool_finished``: they may carry a diff; the reply's chunks are ``ReplyChunks``)."""
     match event:
-        case MessageUpdate(event=TextDeltaEvent(delta=delta)):
-            return helpers.update_agent_message_text(delta)
-        case MessageUpdate(event=ThinkingDeltaEvent(delta=delta)):
-            return helpers.update_agent_thought_text(delta)
         case ToolExecutionStart(tool_call_id=call_id, tool_name=name, args=args):
             return tool_started(call_id, name, args, cwd, status="in_progress")
         case ToolExecutionUpdate(tool_call_id=call_id, partial=partial):
