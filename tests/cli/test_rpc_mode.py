@@ -146,3 +146,29 @@ def test_abort_right_after_prompt_leaves_picode_idle(wire: WireServer, picode: P
         child.stop()
     if wire.requests:  # the prompt got as far as the server before the abort
         assert wire.requests[0].wait_closed(timeout=5)
+
+
+def test_a_prompt_sent_right_after_agent_end_is_never_refused_as_busy(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    # Back to back: each prompt goes out the moment the previous agent_end is read.
+    api = ChatDriver()
+    picode.add_config(api.config(wire))
+    turns = 300
+    wire.enqueue(*(api.text(f"answer {n}") for n in range(turns)))
+    child = picode.start("--mode", "rpc", "--model", api.model)
+    try:
+        refused = 0
+        for n in range(turns):
+            child.send({"type": "prompt", "id": f"p{n}", "message": f"question {n}"})
+            response = child.response("prompt")
+            if not response["success"]:
+                refused += 1
+                continue
+            child.event("agent_end")
+        assert refused == 0
+        assert len(wire.requests) == turns
+        child.close_stdin()
+        assert child.wait() == 0
+    finally:
+        child.stop()

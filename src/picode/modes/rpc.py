@@ -10,6 +10,7 @@ Malformed input gets an error response, never a crash. See docs/cli.md for the p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import threading
@@ -47,6 +48,7 @@ async def _serve(options: Any) -> int:
     events = RedactedEvents()
 
     def on_event(event: Any) -> None:
+        server.follow(event)
         for payload in events.dicts(event):
             out.json(payload)
         _report_save_failure(event, out.json)
@@ -99,6 +101,12 @@ def read_lines_in_background(stream: BinaryIO) -> asyncio.Queue[str | None]:
     return queue
 
 
+#: Events that start more work after an agent_end (a retry, a compaction, a new run).
+_STARTS = frozenset({"agent_start", "auto_retry_start", "compaction_start"})
+#: How long a prompt waits for a run that already sent agent_end to wind down.
+SETTLE_TIMEOUT_S = 5.0
+
+
 class RpcServer:
     def __init__(
         self,
@@ -113,6 +121,30 @@ class RpcServer:
         self.background = BACKGROUND
         self.tasks: set[asyncio.Task[Any]] = set()
         self.prompt_task: asyncio.Task[Any] | None = None
+        #: agent_end was sent and nothing started since: the run is only winding down.
+        self.settling = False
+
+    def follow(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "agent_end":
+            self.settling = True
+        elif kind in _STARTS:
+            self.settling = False
+
+    async def settled(self) -> bool:
+        """After agent_end the session finishes its run (saving, checks) before it is idle:
+        a client that prompts the moment it reads agent_end must not be told "busy"."""
+        if not self.settling:
+            return not self.busy
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wound_down(), SETTLE_TIMEOUT_S)
+        return not self.busy
+
+    async def _wound_down(self) -> None:
+        task = self.prompt_task
+        if task is not None and not task.done():
+            await asyncio.wait([task])
+        await self.session.wait_for_idle()
 
     @property
     def busy(self) -> bool:

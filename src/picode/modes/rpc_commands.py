@@ -28,6 +28,8 @@ class RpcServer(Protocol):
     @property
     def busy(self) -> bool: ...
 
+    async def settled(self) -> bool: ...
+
     def start_prompt(self, work: Awaitable[Any]) -> None: ...
 
 
@@ -86,7 +88,7 @@ async def prompt(server: RpcServer, command: dict[str, Any]) -> Any:
     session = server.session
     text = _text(command)
     images = _images(command)
-    if server.busy:
+    if server.busy and not await server.settled():
         behaviour = command.get("streaming_behavior")
         if behaviour == "steer":
             session.steer(text)
