@@ -236,6 +236,38 @@ def test_compaction_at_threshold_keeps_tail_and_summary(harness: SessionHarness)
     run(scenario())
 
 
+def test_spend_counts_the_summary_and_survives_a_compaction_and_a_resume(
+    harness: SessionHarness,
+) -> None:
+    faux = harness.faux(
+        text_turn("first answer " * 100, usage=(1000, 100)),
+        text_turn("second answer " * 100, usage=(2000, 200)),
+        text_turn("SUMMARY of the start", usage=(500, 50)),
+        text_turn("third answer", usage=(700, 70)),
+    )
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+        await session.prompt("one")
+        await session.prompt("two")
+        assert (session.usage.input, session.usage.output) == (3000, 300)
+        await session.compact(keep_recent_tokens=50)
+        assert is_compaction_summary(session.messages[0])
+        # The summary's own request is spent too.
+        assert (session.usage.input, session.usage.output) == (3500, 350)
+        await session.prompt("three")
+        assert (session.usage.input, session.usage.output) == (4200, 420)
+        session_id = session.session_id
+        await session.close()
+
+        resumed = await harness.open(faux, session=session_id)
+        # What the summary replaced is still counted: spend never shrinks on a resume.
+        assert (resumed.usage.input, resumed.usage.output) == (4200, 420)
+        await resumed.close()
+
+    run(scenario())
+
+
 def test_overflow_compacts_once_then_retries(harness: SessionHarness) -> None:
     overflow = FauxTurn(
         error="400 Bad request: prompt is too long: 210000 tokens > 200000 maximum",

@@ -280,10 +280,11 @@ def test_serialization_labels_roles_and_truncates_bulk() -> None:
 
 def run_summarize(provider: FauxProvider, messages: Sequence[Message], **kwargs: object) -> str:
     async def go() -> str:
-        return await asyncio.wait_for(
+        text, _reply = await asyncio.wait_for(
             summarize(provider.model, messages, **kwargs),  # type: ignore[arg-type]
             10,
         )
+        return text
 
     return asyncio.run(go())
 

@@ -66,7 +66,7 @@ from picode.session.recovery import RecoveryPlanner, RequestSeams
 from picode.session.rules import load_rules
 from picode.session.secrets import redact_tool_result
 from picode.session.store import SessionStore
-from picode.session.switching import saved_thinking, switch_to, usage_of
+from picode.session.switching import saved_thinking, switch_to
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
 
@@ -151,7 +151,7 @@ class AgentSession:
             restored.fired_rules,
         )
         self.agent.subscribe(self._on_agent_event)
-        self.usage = usage_of(restored.messages)
+        self.usage = restored.usage
         self.recorder.set_current(model, thinking)
         #: The built-in and extension tools; MCP tools are added to these as servers connect.
         self._own_tools = list(tools)
@@ -337,6 +337,13 @@ class AgentSession:
         message = UserMessage(text)
         self.agent.append_message(message)
         self.recorder.record_message(message)
+
+    def spend(self, reply: AssistantMessage | None) -> dict[str, Any]:
+        """Count a request the session made of its own (a compaction's summary) in its
+        usage; the running total, which the compaction entry keeps for a resume."""
+        if reply is not None:
+            self.usage.add(reply)
+        return self.usage.as_record()
 
     @property
     def is_running(self) -> bool:

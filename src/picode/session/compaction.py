@@ -35,7 +35,12 @@ MODIFY_TOOLS = frozenset({"write", "edit"})
 
 
 class CompactionError(Exception):
-    """The summary could not be produced; the message says why (model error, abort, empty)."""
+    """The summary could not be produced; the message says why (model error, abort, empty).
+    ``reply``: what the model did answer, whose usage was spent all the same."""
+
+    def __init__(self, message: str, reply: AssistantMessage | None = None) -> None:
+        super().__init__(message)
+        self.reply = reply
 
 
 # --- measuring -----------------------------------------------------------------------------
@@ -328,8 +333,9 @@ async def summarize(
     instructions: str | None,
     stream_fn: StreamFn = stream_simple,
     options: StreamOptions,
-) -> str:
-    """Ask ``model`` for the summary; raise ``CompactionError`` if none comes back."""
+) -> tuple[str, AssistantMessage]:
+    """Ask ``model`` for the summary; the summary and the reply it came in (its usage is the
+    session's spend too). Raises ``CompactionError`` if none comes back."""
     request = summary_request(messages, previous_summary, instructions)
     context = Context(system_prompt=SUMMARY_SYSTEM_PROMPT, messages=[UserMessage(request)])
     try:
@@ -338,10 +344,11 @@ async def summarize(
     except Exception as exc:  # a provider that fails outside its stream
         raise CompactionError(f"Summarising failed: {exc}") from exc
     if reply.stop_reason == "aborted":
-        raise CompactionError("Summarising was aborted")
+        raise CompactionError("Summarising was aborted", reply)
     if reply.stop_reason == "error":
-        raise CompactionError(f"Summarising failed: {reply.error_message or 'model error'}")
+        message = f"Summarising failed: {reply.error_message or 'model error'}"
+        raise CompactionError(message, reply)
     text = reply.text.strip()
     if not text:
-        raise CompactionError("Summarising failed: the model returned no text")
-    return text
+        raise CompactionError("Summarising failed: the model returned no text", reply)
+    return text, reply

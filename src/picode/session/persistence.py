@@ -17,6 +17,7 @@ from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMe
 from picode.session.paths import Paths
 from picode.session.session_lock import SessionInUseError, SessionLock
 from picode.session.store import BranchMessages, SessionFile, SessionStore
+from picode.session.usage import SessionUsage
 
 #: Load warnings listed one by one; the rest are counted.
 _SHOWN_WARNINGS = 10
@@ -28,6 +29,8 @@ class Restored:
     model: tuple[str, str] | None = None
     thinking: str | None = None
     fired_rules: list[str] = field(default_factory=list)
+    #: Tokens and cost of the whole branch, including what compactions summarised.
+    usage: SessionUsage = field(default_factory=SessionUsage)
 
 
 def coherent_context(messages: list[Message]) -> tuple[list[Message], int]:
@@ -143,6 +146,7 @@ class SessionRecorder:
             model=context.model,
             thinking=context.thinking,
             fired_rules=list(context.fired_rules),
+            usage=context.spent,
         )
 
     def fork(self, entry_id: str) -> tuple[Restored, str]:

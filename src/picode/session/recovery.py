@@ -87,6 +87,11 @@ class RecoveryHost(Protocol):
         """Sleep before a retry; False when aborted in the meantime."""
         ...
 
+    def spend(self, reply: AssistantMessage | None) -> dict[str, Any]:
+        """Count a request the session made of its own (a summary) in its usage; the
+        running total, for the session file."""
+        ...
+
 
 class Journal(Protocol):
     """The session file, as far as recovery writes to it (``SessionRecorder``)."""
@@ -332,7 +337,7 @@ class RecoveryPlanner:
         options = self.requests.stream_options(model)
         options.signal = controller.signal
         try:
-            summary = await summarize(
+            summary, reply = await summarize(
                 model,
                 to_summarise,
                 previous_summary=previous.text if previous is not None else None,
@@ -341,6 +346,7 @@ class RecoveryPlanner:
                 options=options,
             )
         except CompactionError as exc:
+            self.host.spend(exc.reply)
             await self.host.emit(
                 CompactionEnd(reason, None, tokens_before, controller.signal.aborted, str(exc))
             )
@@ -354,11 +360,12 @@ class RecoveryPlanner:
         )
         full_summary = _with_files(summary, read, modified)
         kept = messages[cut:]
+        total = self.host.spend(reply)
         journal.record_compaction(
             full_summary,
             kept[0],
             tokens_before,
-            {"read_files": read, "modified_files": modified},
+            {"read_files": read, "modified_files": modified, "usage": total},
         )
         agent.replace_messages([compaction_summary_message(full_summary), *kept])
         await self.host.emit(CompactionEnd(reason, full_summary, tokens_before))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from picode.ai.types import Message
+from picode.session.usage import SessionUsage
 
 _ITER_BATCH = 256
 
@@ -69,6 +70,9 @@ class SessionContext:
     fired_rules: list[str] = field(default_factory=list)
     display_messages: BranchMessages = field(default_factory=_no_display)
     """All message entries on the branch, including those before a compaction (lazy)."""
+    spent: SessionUsage = field(default_factory=SessionUsage)
+    """Tokens and cost of the whole branch: the latest compaction's running total (what it
+    summarised, and the summary's own request) plus every reply since."""
 
     def tail(self, n: int) -> list[Message]:
         """The last ``n`` messages for display (those before a compaction count too)."""

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from picode.ai.types import Message, message_from_dict, message_to_dict
+from picode.ai.types import AssistantMessage, Message, message_from_dict, message_to_dict
 from picode.session.store_context import BranchMessages, SessionContext
 from picode.session.store_format import (
     FORMAT_VERSION,
@@ -25,6 +25,7 @@ from picode.session.store_format import (
     redact_secrets,
 )
 from picode.session.store_scan import Slot, fallback_header, line_prefix, read_slots, scan_file
+from picode.session.usage import SessionUsage
 
 log = logging.getLogger(__name__)
 
@@ -372,7 +373,21 @@ class SessionFile:
         for entry_id, message in self.load_messages(kept):
             context.messages.append(message)
             context.message_entry_ids.append(entry_id)
+        context.spent = self._spent(path, compaction_at, context)
         return context
+
+    def _spent(self, path: list[str], at: int | None, context: SessionContext) -> SessionUsage:
+        """The branch's spend without parsing what a compaction summarised: its entry keeps
+        the running total (a file from before it did counts only the context, as then)."""
+        entry = self.get_entry(path[at]) if at is not None else None
+        details = entry.data.get("details") if entry is not None else None
+        base = SessionUsage.from_record(details.get("usage")) if isinstance(details, dict) else None
+        newer = set(path[at + 1 :]) if base is not None and at is not None else None
+        total = base or SessionUsage()
+        for entry_id, message in zip(context.message_entry_ids, context.messages, strict=True):
+            if isinstance(message, AssistantMessage) and (newer is None or entry_id in newer):
+                total.add(message)
+        return total
 
     def _compaction_start(self, path: list[str], at: int, context: SessionContext) -> int:
         entry = self.get_entry(path[at])

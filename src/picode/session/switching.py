@@ -8,11 +8,10 @@ with are replaced, and ``SessionSwitched`` tells the front ends.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from picode.ai.models import THINKING_LEVELS
-from picode.ai.types import AssistantMessage, Message
 from picode.session.events import AnySessionEvent, SessionSwitched, SwitchReason
 from picode.session.usage import SessionUsage
 
@@ -54,16 +53,6 @@ class Switchable(Protocol):
     async def emit(self, event: AnySessionEvent) -> None: ...
 
 
-def usage_of(messages: Sequence[Message]) -> SessionUsage:
-    """Usage of a restored session, from its model context: cheap even for a huge file
-    (messages summarised by a compaction are not counted again)."""
-    usage = SessionUsage()
-    for message in messages:
-        if isinstance(message, AssistantMessage):
-            usage.add(message)
-    return usage
-
-
 async def switch_to(
     session: Switchable,
     open_file: Callable[[], Restored],
@@ -82,7 +71,7 @@ async def switch_to(
     session.approval.forget_always()
     session.save_error = None
     session.agent.replace_messages(restored.messages)
-    session.usage = usage_of(restored.messages)
+    session.usage = restored.usage
     if keep_choices:
         _record_choices_over(session, restored)
     else:

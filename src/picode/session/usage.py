@@ -1,8 +1,10 @@
-"""What a session has used: tokens and cost, summed over its assistant messages."""
+"""What a session has used: tokens and cost, summed over its assistant messages and the
+requests it made of its own (compaction summaries)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from picode.ai.types import AssistantMessage
 
@@ -22,3 +24,23 @@ class SessionUsage:
         self.cache_read += usage.cache_read
         self.cache_write += usage.cache_write
         self.cost += usage.cost.total
+
+    def as_record(self) -> dict[str, Any]:
+        """The running total, as a compaction entry keeps it (so a resumed session's spend
+        still counts what the summary replaced)."""
+        return asdict(self)
+
+    @classmethod
+    def from_record(cls, record: object) -> SessionUsage | None:
+        if not isinstance(record, dict):
+            return None
+        try:
+            return cls(
+                input=int(record["input"]),
+                output=int(record["output"]),
+                cache_read=int(record["cache_read"]),
+                cache_write=int(record["cache_write"]),
+                cost=float(record["cost"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
