@@ -60,3 +60,56 @@ def test_bad_lines_are_answered_and_the_session_goes_on(
     assert len(texts) == len(expected)
     assert all(word in text for word, text in zip(expected, texts, strict=True)), texts
     assert len(wire.requests) == 2, "refused prompts never reach the model"
+
+
+def test_nothing_is_served_before_initialize_and_unknown_things_are_said_plainly(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = point_at(wire, picode)
+    child = picode.start("--mode", "acp", "--model", api.model)
+    try:
+        early = request(child, 1, "session/new", {"cwd": str(picode.project), "mcpServers": []})
+        assert early["error"]["code"] == -32600
+        assert "initialize first" in early["error"]["data"]["message"]
+        assert "result" in request(child, 2, "initialize", {"protocolVersion": 1})
+        # A notification picode does not know: one line on stderr, no traceback.
+        child.send({"jsonrpc": "2.0", "method": "session/wiggle", "params": {}})
+        bogus = request(child, 3, "authenticate", {"methodId": "no-such-method"})
+        assert bogus["error"]["code"] == -32602
+        assert "unknown auth method" in bogus["error"]["data"]["message"]
+        created = request(child, 4, "session/new", {"cwd": str(picode.project), "mcpServers": []})
+        assert "result" in created
+    finally:
+        child.close_stdin()
+    assert child.wait() == 0
+    assert "Traceback" not in child.stderr()
+    assert "session/wiggle" in child.stderr()
+
+
+def test_session_list_pages_the_saved_sessions_newest_first(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = point_at(wire, picode)
+    wire.enqueue(api.text("One."), api.text("Two."))
+    child = picode.start("--mode", "acp", "--model", api.model)
+    try:
+        initialized = request(child, 1, "initialize", {"protocolVersion": 1})
+        assert initialized["result"]["agentCapabilities"]["sessionCapabilities"]["list"] == {}
+        ids = []
+        for n, text in enumerate(("first question", "second question"), start=2):
+            made = request(
+                child, n * 10, "session/new", {"cwd": str(picode.project), "mcpServers": []}
+            )
+            ids.append(made["result"]["sessionId"])
+            prompt = {"sessionId": ids[-1], "prompt": [{"type": "text", "text": text}]}
+            assert "result" in request(child, n * 10 + 1, "session/prompt", prompt)
+        listed = request(child, 50, "session/list", {"cwd": str(picode.project)})["result"]
+        assert [s["sessionId"] for s in listed["sessions"]] == list(reversed(ids))
+        assert listed["sessions"][0]["title"] == "second question"
+        assert listed["sessions"][0]["updatedAt"].endswith("Z")
+        assert "nextCursor" not in listed
+        bad = request(child, 51, "session/list", {"cursor": "zz"})
+        assert bad["error"]["code"] == -32602
+    finally:
+        child.close_stdin()
+    assert child.wait() == 0

@@ -46,13 +46,15 @@ def auth_methods(options: Any) -> list[EnvVarAuthMethod | TerminalAuthMethod | A
 
 
 def require_key(options: Any, method_id: str) -> None:
-    known = [method.id for method in auth_methods(options)]
-    if Credentials(options.registry, options.paths).has_key(options.model):
-        return
+    # Checked whether or not a key is there: a method picode never offers is a client's
+    # mistake to hear about, not a success.
+    known = [FILES_METHOD, *(f"env-{name}" for name in _key_variables(options)[:1])]
     if method_id not in known:
         raise RequestError.invalid_params(
             {"message": f"unknown auth method {method_id!r}; one of {', '.join(known)}"}
         )
+    if Credentials(options.registry, options.paths).has_key(options.model):
+        return
     raise RequestError.auth_required({"message": how_to_set_key(options)})
 
 

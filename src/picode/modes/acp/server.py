@@ -25,11 +25,14 @@ from acp.schema import (
     Cost,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionListCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     ToolCallUpdate,
@@ -45,6 +48,7 @@ from picode.modes.acp.auth import auth_methods, require_key
 from picode.modes.acp.changes import CHANGING_TOOLS, FileChanges
 from picode.modes.acp.files import ClientFiles
 from picode.modes.acp.link import SessionLink
+from picode.modes.acp.listing import list_sessions
 from picode.modes.acp.outbox import Outbox
 from picode.modes.acp.prompt import prompt_parts
 from picode.modes.acp.terminal import ClientTerminalBash
@@ -65,6 +69,7 @@ from picode.tools import DISK, BashTool, FileAccess, coding_tools
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
+METHOD_NOT_FOUND = -32601
 #: How long a prompt sent right after session/cancel waits for the cancelled one to end.
 CANCEL_SETTLE_S = 10.0
 STOP_REASONS: dict[str, Any] = {"stop": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
@@ -90,7 +95,21 @@ class StdioError(Exception):
     """stdin/stdout cannot carry the protocol (a regular file, say, instead of a pipe)."""
 
 
+class _UnknownNotifications(logging.Filter):
+    """The ACP library logs a notification picode has no handler for with a traceback:
+    one line says it instead (a client may send notifications of newer protocol versions)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, RequestError) and error.code == METHOD_NOT_FOUND:
+            method = (error.data or {}).get("method", "?")
+            warn(f"acp: ignored the notification {method!r}, which picode does not know")
+            return False
+        return True
+
+
 async def serve(options: Any) -> None:
+    logging.getLogger().addFilter(_UnknownNotifications())
     agent = PicodeAcpAgent(options)
     try:
         reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
@@ -128,6 +147,12 @@ class PicodeAcpAgent:
         self.client = ClientCapabilities()
         self.sessions: dict[str, Hosted] = {}
         self.outbox = Outbox()
+        #: The protocol starts with initialize: nothing else is served before it.
+        self.initialized = False
+
+    def _require_initialized(self) -> None:
+        if not self.initialized:
+            raise RequestError.invalid_request({"message": "send initialize first"})
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -146,23 +171,33 @@ class PicodeAcpAgent:
     ) -> InitializeResponse:
         if client_capabilities is not None:
             self.client = client_capabilities
+        self.initialized = True
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             auth_methods=auth_methods(self.options),
             agent_info=Implementation(name="picode", title="picode", version=_version()),
         )
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
+        self._require_initialized()
         require_key(self.options, method_id)
         return AuthenticateResponse()
 
     # --- sessions ------------------------------------------------------------------------
 
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> ListSessionsResponse:
+        self._require_initialized()
+        return list_sessions(self.options.paths.sessions_dir, cwd, cursor)
+
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
+        self._require_initialized()
         hosted = await self._open(cwd, "new")
         return NewSessionResponse(
             session_id=hosted.session_id,
@@ -171,6 +206,7 @@ class PicodeAcpAgent:
         )
 
     async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
+        self._require_initialized()
         hosted = self.sessions.get(session_id)
         if hosted is None:
             if not SESSION_ID.fullmatch(session_id):
@@ -282,6 +318,7 @@ class PicodeAcpAgent:
         return [terminal if tool.name == "bash" else tool for tool in tools]
 
     def _hosted(self, session_id: str) -> Hosted:
+        self._require_initialized()
         hosted = self.sessions.get(session_id)
         if hosted is None:
             raise RequestError.invalid_params({"message": f"unknown session {session_id!r}"})
