@@ -43,7 +43,7 @@ from picode.ai.types import (
     UserContent,
     UserMessage,
 )
-from picode.session.approval import ApprovalGate, ApprovalPolicy, Approver
+from picode.session.approval import ApprovalGate, ApprovalPolicy, Approver, ProtectedPaths
 from picode.session.credentials import Credentials
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
@@ -101,7 +101,9 @@ class AgentSession:
             sink=self,
         )
         self.approval = ApprovalGate(
-            options.approval or options.settings.approval, options.approver
+            options.approval or options.settings.approval,
+            options.approver,
+            ProtectedPaths.standard(options.paths, options.cwd),
         )
         self._run_lock = asyncio.Lock()
         self._abort_retry: AbortController | None = None
