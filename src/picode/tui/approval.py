@@ -3,6 +3,11 @@
 y yes · a always (this session) · n no, then a reason and Enter · Esc no, and stop the turn.
 Keys arriving before the prompt has been on screen for ``ARM_DELAY_S`` are ignored: they
 were typed for the editor before the prompt appeared, not as an answer to it.
+
+A command is shown whole, as the session spelled it out (``picode.ai.untrusted``): every
+line, long lines wrapped rather than cut, spelled-out characters highlighted. A long one
+scrolls inside the prompt (↑ ↓ PgUp PgDn Home End, or the wheel); the choices below it
+stay on screen.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Literal
 
 from textual import events, on
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
@@ -24,9 +30,21 @@ from picode.session.approval import ApprovalDecision, ApprovalRequest
 from picode.session.mcp.status import tool_display_name
 
 ARM_DELAY_S = 0.3
-PREVIEW_LINES = 20
-_LINE_CHARS = 400
+#: Lines of a write or edit preview (a command is always shown whole).
+PREVIEW_LINES = 40
+_LINE_CHARS = 2000
 _MORE_LINES = re.compile(r"^… (\d+) more lines$")
+#: What ``picode.ai.untrusted.visible`` writes for a character it spells out.
+_SPELLED = re.compile(r"␛|↵|\\(?:r|0|x[0-9a-f]{2})|U\+[0-9A-F]{4,5}")
+_SPELLED_STYLE = "reverse $warning"
+_SCROLL_KEYS = {
+    "up": "scroll_up",
+    "down": "scroll_down",
+    "pageup": "scroll_page_up",
+    "pagedown": "scroll_page_down",
+    "home": "scroll_home",
+    "end": "scroll_end",
+}
 
 _KEYS: tuple[tuple[str, str], ...] = (
     ("y", "yes"),
@@ -45,8 +63,10 @@ def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> 
         already_hidden = int(more.group(1))
         lines.pop()
     if request.tool_name == "bash":
-        body = [Content.assemble(("$ ", "$text-muted"), (_clip(lines[0]), "bold"))]
-        body += [Content.styled(_clip(line), "bold") for line in lines[1:max_lines]]
+        # Whole: what is approved is what runs, so no line is left out or cut.
+        body = [Content.assemble(("$ ", "$text-muted"), _marked(lines[0], "bold"))]
+        body += [Content.assemble("  ", _marked(line, "bold")) for line in lines[1:]]
+        max_lines = len(lines)
     else:
         body = [
             _preview_line(line, first=index == 0) for index, line in enumerate(lines[:max_lines])
@@ -60,16 +80,24 @@ def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> 
 def _preview_line(line: str, *, first: bool) -> Content:
     line = _clip(line)
     if first:
-        return Content.styled(line, "bold")
+        return _marked(line, "bold")
     if line.startswith("+"):
-        return Content.styled(line, "$diff-added on $diff-added-background")
+        return _marked(line, "$diff-added on $diff-added-background")
     if line.startswith("-"):
-        return Content.styled(line, "$diff-removed on $diff-removed-background")
+        return _marked(line, "$diff-removed on $diff-removed-background")
     if line.startswith(("@@", "edit ", "write ")):
-        return Content.styled(line, "$diff-hunk")
+        return _marked(line, "$diff-hunk")
     if line.startswith("…"):
         return Content.styled(line, "$text-muted italic")
-    return Content.styled(line, "$diff-context")
+    return _marked(line, "$diff-context")
+
+
+def _marked(line: str, style: str) -> Content:
+    """``line`` in ``style``, with each spelled-out character standing out."""
+    content = Content.styled(line, style)
+    for match in _SPELLED.finditer(line):
+        content = content.stylize(_SPELLED_STYLE, match.start(), match.end())
+    return content
 
 
 def _clip(line: str) -> str:
@@ -79,7 +107,11 @@ def _clip(line: str) -> str:
 def title_for(request: ApprovalRequest) -> str:
     verb = {"bash": "Run this command", "write": "Write this file", "edit": "Make this edit"}
     name = tool_display_name(request.tool_name) or request.tool_name
-    return f"{verb.get(request.tool_name, f'Run {name}')}?"
+    title = f"{verb.get(request.tool_name, f'Run {name}')}?"
+    if request.protected:
+        # Asked in every approval mode: say why this one is asked about.
+        title += f"  It changes {request.protected}."
+    return title
 
 
 class ApprovalPrompt(Widget, can_focus=True):
@@ -100,10 +132,14 @@ class ApprovalPrompt(Widget, can_focus=True):
         color: $warning;
         text-style: bold;
     }
-    ApprovalPrompt #approval-preview {
+    ApprovalPrompt #approval-scroll {
+        height: auto;
+        max-height: 50vh;
         margin: 0 0 1 0;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
+        scrollbar-size-vertical: 1;
+    }
+    ApprovalPrompt #approval-preview {
+        text-wrap: wrap;
     }
     ApprovalPrompt #approval-reason {
         display: none;
@@ -152,7 +188,10 @@ class ApprovalPrompt(Widget, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(Content(title_for(self.request)), id="approval-title")
-        yield Static(render_preview(self.request, self.max_preview_lines), id="approval-preview")
+        preview = Static(
+            render_preview(self.request, self.max_preview_lines), id="approval-preview"
+        )
+        yield VerticalScroll(preview, id="approval-scroll", can_focus=False)
         yield self._keys
         yield self.reason_input
 
@@ -222,6 +261,11 @@ class ApprovalPrompt(Widget, can_focus=True):
             if key == "escape":
                 self._consume(event)
                 self._abort()
+            return
+        if key in _SCROLL_KEYS:
+            self._consume(event)
+            scroll = self.query_one("#approval-scroll", VerticalScroll)
+            getattr(scroll, _SCROLL_KEYS[key])(animate=False)
             return
         if key not in ("y", "a", "n", "escape"):
             return

@@ -42,9 +42,9 @@ class ApprovalController:
         self._closing = False
 
     def attach(self, session: AgentSession) -> None:
-        """Become the session's approver unless its policy asks for none."""
-        if session.approval_policy != "never":
-            session.set_approver(self.ask)
+        """Become the session's approver: even under ``approval = "never"`` a write to a
+        protected path (a shell start-up file, picode's config…) is asked about."""
+        session.set_approver(self.ask)
 
     @property
     def active(self) -> bool:
