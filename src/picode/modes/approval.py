@@ -7,6 +7,7 @@ import asyncio
 import threading
 from typing import Any
 
+from picode.ai.untrusted import one_line
 from picode.session.approval import ApprovalDecision, ApprovalRequest, Approver
 
 TTY_PATH = "/dev/tty"
@@ -46,7 +47,9 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
     except OSError:
         return ApprovalDecision("no", NO_TERMINAL_REASON)
     with tty:
-        tty.write(f"\npicode wants to run {request.tool_name}:\n{request.preview}\n")
+        # The preview is spelled out by the session; the tool name may come from an MCP server.
+        why = f" (it changes {request.protected})" if request.protected else ""
+        tty.write(f"\npicode wants to run {one_line(request.tool_name)}{why}:\n{request.preview}\n")
         while True:
             tty.write("Allow? [y]es / [a]lways / [n]o (optionally: n <reason>): ")
             tty.flush()

@@ -31,7 +31,7 @@ from picode.session.mcp.status import tool_display_name
 
 ARM_DELAY_S = 0.3
 #: Lines of a write or edit preview (a command is always shown whole).
-PREVIEW_LINES = 40
+PREVIEW_LINES = 20
 _LINE_CHARS = 2000
 _MORE_LINES = re.compile(r"^… (\d+) more lines$")
 #: What ``picode.ai.untrusted.visible`` writes for a character it spells out.

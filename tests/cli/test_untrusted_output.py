@@ -1,0 +1,130 @@
+"""Nothing untrusted reaches the terminal raw, end to end: the real executable, a hostile
+model reply and a hostile bash output, and the bytes picode writes to its pseudo-terminal.
+
+The approval prompt shows the spoofed command of issue #27 whole; ``-p`` cleans its answer
+for a terminal and leaves it as it is for a pipe; ``--mode json`` stays valid JSON with
+every such character escaped."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("pyte")
+pytest.importorskip("pty")
+
+from tests.cli.apis import AnthropicDriver, use
+from tests.cli.harness import PicodeEnv
+from tests.cli.terminal import CTRL_D, Terminal, terminals
+from tests.wire.server import WireServer
+
+API = AnthropicDriver()
+
+OSC52 = "\x1b]52;c;aGVsbG8=\x07"
+TITLE = "\x1b]0;pwned\x07"
+CLEAR = "\x1b[2J"
+C1_CLEAR = "\x9b2J"
+HOSTILE = OSC52 + TITLE + CLEAR + C1_CLEAR
+#: As bytes on the wire to the terminal (the C1 CSI is U+009B, UTF-8 encoded).
+FORBIDDEN = [part.encode() for part in (OSC52, TITLE, CLEAR, C1_CLEAR)] + [
+    b"\x1b]52",
+    b"\x1b]0;pwned",
+    b"\xc2\x9b",
+    b"\x9b2J",
+]
+SPOOF = "echo HIDDEN-PAYLOAD-RAN > hidden_ran.txt\r\x1b[2K\x1b[1Als -la"
+#: The command as the approval prompt spells it out.
+SPOOF_SHOWN = "echo HIDDEN-PAYLOAD-RAN > hidden_ran.txt\\r␛[2K␛[1Als -la"
+#: bash's printf turns these into the hostile bytes only when it runs: the command itself
+#: is plain text, the output is not.
+HOSTILE_PRINTF = (
+    "printf 'out-start\\033]52;c;aGVsbG8=\\007\\033]0;pwned\\007\\033[2J\\302\\2332J out-end\\n'"
+)
+
+
+def _leaks(output: bytes) -> list[bytes]:
+    return [sequence for sequence in FORBIDDEN if sequence in output]
+
+
+@pytest.fixture
+def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[object]:
+    use(API, wire, picode)
+    with terminals(picode, API.model) as start:
+        yield start
+
+
+def test_hostile_reply_and_bash_output_never_reach_the_terminal(
+    tui: object, wire: WireServer, picode: PicodeEnv
+) -> None:
+    (picode.project / ".git").mkdir()
+    (picode.project / ".git" / "HEAD").write_text(f"ref: refs/heads/main{TITLE}\n")
+    wire.enqueue(
+        API.tool_call("call_b", "bash", {"command": HOSTILE_PRINTF}),
+        API.text(f"reply-start {OSC52}", f"{TITLE} middle {CLEAR}", f"{C1_CLEAR} reply-end"),
+    )
+    terminal: Terminal = tui()  # type: ignore[operator]
+    terminal.type("go")
+    terminal.wait_for_text("reply-end")
+    screen = terminal.wait_for_text("out-end")
+    assert "out-start" in screen and "reply-start" in screen
+    assert "main␛]0;pwned\\x07" in screen  # the footer's branch, spelled out
+    terminal.send(CTRL_D)
+    assert terminal.wait_exit() == 0
+    assert _leaks(bytes(terminal.output)) == []
+
+
+def test_the_spoofed_command_is_shown_whole_before_it_runs(
+    tui: object, wire: WireServer, picode: PicodeEnv
+) -> None:
+    wire.enqueue(API.tool_call("call_s", "bash", {"command": SPOOF}), API.text("Denied, fine."))
+    terminal: Terminal = tui("--approve")  # type: ignore[operator]
+    terminal.type("list the files")
+    screen = terminal.wait_for_text("Run this command?")
+    assert SPOOF_SHOWN in screen
+    terminal.press_until_gone(b"n", "yes · a always")
+    terminal.send(b"\r")
+    terminal.wait_for_text("Denied, fine.")
+    assert not (picode.project / "hidden_ran.txt").exists()
+    assert _leaks(bytes(terminal.output)) == []
+    assert b"\x1b[2K\x1b[1Als -la" not in terminal.output
+
+
+def test_print_mode_cleans_its_answer_for_a_terminal_only(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    use(API, wire, picode)
+    reply = f"answer-start {HOSTILE} answer-end"
+    wire.enqueue(API.text(reply), API.text(reply))
+
+    piped = picode.run("-p", "hi", "--model", API.model)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == reply + "\n"  # a pipe gets the answer as it is
+
+    terminal = Terminal(["-p", "hi", "--model", API.model], cwd=picode.project, env=picode.env)
+    try:
+        assert terminal.wait_exit() == 0
+        output = bytes(terminal.output)
+    finally:
+        terminal.close()
+    assert b"answer-start" in output and b"answer-end" in output
+    assert _leaks(output) == []
+
+
+def test_json_mode_stays_valid_json_with_every_control_escaped(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    use(API, wire, picode)
+    reply = f"start {HOSTILE}\u202e end"
+    wire.enqueue(API.text(reply))
+
+    result = picode.run("--mode", "json", "-p", "hi", "--model", API.model)
+
+    assert result.returncode == 0, result.stderr
+    raw = result.stdout.encode()
+    assert _leaks(raw) == [] and "\u202e".encode() not in raw and b"\x07" not in raw
+    events = result.json_lines()  # every line parses
+    end = next(e for e in events if e["type"] == "message_end" and e["message"]["role"] != "user")
+    assert end["message"]["content"][0]["text"] == reply  # the same value, escaped
+    assert json.loads(json.dumps(end))["message"]["content"][0]["text"] == reply
