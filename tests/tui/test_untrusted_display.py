@@ -12,6 +12,7 @@ from picode.session.store_index import SessionSummary
 from picode.tui.completion.popup import CompletionItem, _prompt
 from picode.tui.pickers.session_picker import _title
 from picode.tui.widgets.footer import FooterInfo, InfoFooter, git_branch
+from picode.tui.widgets.info import InfoView
 from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
 from picode.tui.widgets.messages import ThinkingView, UserMessageView
 from picode.tui.widgets.notice import NoticeView, WelcomeView
@@ -79,3 +80,8 @@ def test_session_titles_and_completions_are_spelled_out(name: str | None) -> Non
     assert _clean(_title(summary).plain)
     item = CompletionItem(value=f"evil{HOSTILE}.py", label=f"evil{HOSTILE}.py", detail=HOSTILE)
     assert _clean(_prompt(item, 20).plain) and _clean(_prompt(CompletionItem("a", HOSTILE)).plain)
+
+
+def test_info_lines_quoting_a_server_draw_no_escape() -> None:
+    view = InfoView("MCP servers", [("files", f"failed: {HOSTILE}"), f"note {HOSTILE}"])
+    assert _clean(view.plain)
