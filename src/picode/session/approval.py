@@ -233,4 +233,6 @@ async def _ask_protected(
     if decision.kind in ("yes", "always"):
         return None
     reason = (decision.reason or "").strip()
-    return _refusal(tool_name, target, what, f"the user said no{': ' + reason if reason else '.'}")
+    return _refusal(
+        tool_name, target, what, f"it was not approved{': ' + reason if reason else '.'}"
+    )
