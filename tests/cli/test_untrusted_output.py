@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("pyte")
 pytest.importorskip("pty")
 
+from picode.modes.acp.updates import tool_title
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
 from tests.cli.terminal import CTRL_D, Terminal, terminals
@@ -128,3 +129,11 @@ def test_json_mode_stays_valid_json_with_every_control_escaped(
     end = next(e for e in events if e["type"] == "message_end" and e["message"]["role"] != "user")
     assert end["message"]["content"][0]["text"] == reply  # the same value, escaped
     assert json.loads(json.dumps(end))["message"]["content"][0]["text"] == reply
+
+
+# --- the ACP permission request -----------------------------------------------------
+
+
+def test_the_acp_title_of_a_call_is_spelled_out() -> None:
+    assert tool_title("bash", {"command": SPOOF}) == f"bash {SPOOF_SHOWN}"
+    assert tool_title(f"mcp{TITLE}", {}) == "mcp␛]0;pwned\\x07"

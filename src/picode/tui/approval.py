@@ -26,6 +26,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from picode.ai.untrusted import one_line
 from picode.session.approval import ApprovalDecision, ApprovalRequest
 from picode.session.mcp.status import tool_display_name
 
@@ -106,7 +107,8 @@ def _clip(line: str) -> str:
 
 def title_for(request: ApprovalRequest) -> str:
     verb = {"bash": "Run this command", "write": "Write this file", "edit": "Make this edit"}
-    name = tool_display_name(request.tool_name) or request.tool_name
+    # An MCP tool's name comes from its server: spelled out like its arguments.
+    name = one_line(tool_display_name(request.tool_name) or request.tool_name)
     title = f"{verb.get(request.tool_name, f'Run {name}')}?"
     if request.protected:
         # Asked in every approval mode: say why this one is asked about.
