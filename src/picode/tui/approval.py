@@ -57,6 +57,14 @@ _KEYS: tuple[tuple[str, str], ...] = (
 
 def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> Content:
     """The command, or the change with added and removed lines coloured."""
+    body, note = preview_parts(request, max_lines)
+    return Content("\n").join([body, note]) if note is not None else body
+
+
+def preview_parts(
+    request: ApprovalRequest, max_lines: int = PREVIEW_LINES
+) -> tuple[Content, Content | None]:
+    """The preview, and the note of the lines it leaves out (None when it shows all)."""
     lines = request.preview.splitlines() or [""]
     already_hidden = 0
     if request.tool_name != "bash" and (more := _MORE_LINES.match(lines[-1])):
@@ -73,9 +81,8 @@ def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> 
             _preview_line(line, first=index == 0) for index, line in enumerate(lines[:max_lines])
         ]
     hidden = len(lines) - min(len(lines), max_lines) + already_hidden
-    if hidden > 0:
-        body.append(Content.styled(f"… {hidden} more lines", "$text-muted italic"))
-    return Content("\n").join(body)
+    note = Content.styled(f"… {hidden} more lines", "$text-muted italic") if hidden > 0 else None
+    return Content("\n").join(body), note
 
 
 def _preview_line(line: str, *, first: bool) -> Content:
@@ -190,10 +197,13 @@ class ApprovalPrompt(Widget, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(Content(title_for(self.request)), id="approval-title")
-        preview = Static(
-            render_preview(self.request, self.max_preview_lines), id="approval-preview"
+        body, note = preview_parts(self.request, self.max_preview_lines)
+        yield VerticalScroll(
+            Static(body, id="approval-preview"), id="approval-scroll", can_focus=False
         )
-        yield VerticalScroll(preview, id="approval-scroll", can_focus=False)
+        if note is not None:
+            # Outside the scrolled part: always in sight, like the choices.
+            yield Static(note, id="approval-more")
         yield self._keys
         yield self.reason_input
 
