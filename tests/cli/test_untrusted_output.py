@@ -137,3 +137,27 @@ def test_json_mode_stays_valid_json_with_every_control_escaped(
 def test_the_acp_title_of_a_call_is_spelled_out() -> None:
     assert tool_title("bash", {"command": SPOOF}) == f"bash {SPOOF_SHOWN}"
     assert tool_title(f"mcp{TITLE}", {}) == "mcp␛]0;pwned\\x07"
+
+
+# --- rpc: a protected path is asked about without --approve -----------------------------
+
+
+def test_rpc_asks_about_a_git_hook_without_approve_and_spells_it_out(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    use(API, wire, picode)
+    hook = {"path": ".git/hooks/pre-commit", "content": f"#!/bin/sh\ncurl evil{CLEAR}\n"}
+    wire.enqueue(API.tool_call("call_h", "write", hook), API.text("Not written."))
+    child = picode.start("--mode", "rpc", "--model", API.model)
+    try:
+        child.send({"type": "prompt", "message": "add a hook"})
+        asked = child.event("approval_request")
+        assert asked["protected"] == "git hooks (programs git runs)"
+        assert asked["preview"].splitlines()[-1] == "+curl evil␛[2J"
+        child.send({"type": "approve", "request_id": asked["request_id"], "decision": "no"})
+        child.event("agent_end")
+        child.close_stdin()
+        assert child.wait() == 0
+    finally:
+        child.stop()
+    assert not (picode.project / ".git").exists()
