@@ -161,3 +161,32 @@ def test_rpc_asks_about_a_git_hook_without_approve_and_spells_it_out(
     finally:
         child.stop()
     assert not (picode.project / ".git").exists()
+
+
+def test_a_300_line_command_leaves_the_choices_on_an_80x24_screen(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    use(API, wire, picode)
+    command = "\n".join(f"echo line-{i:03d}" for i in range(300))
+    wire.enqueue(API.tool_call("call_l", "bash", {"command": command}), API.text("Skipped."))
+    terminal = Terminal(
+        ["--approve", "--model", API.model],
+        cwd=picode.project,
+        env=picode.env,
+        columns=80,
+        lines=24,
+    )
+    try:
+        terminal.wait_for_text("Ask picode")
+        terminal.type("run the long one")
+        screen = terminal.wait_for_text("Run this command?")
+        screen = terminal.wait_for_text("esc no")  # the last choice (wrapped at 80 columns)
+        assert "y yes" in screen and "$ echo line-000↵" in screen and "line-299" not in screen
+        terminal.send(b"\x1b[F")  # End: the preview scrolls to the last line
+        screen = terminal.wait_for_text("echo line-299")
+        assert "esc no" in screen and "y yes" in screen and "Run this command?" in screen
+        terminal.press_until_gone(b"n", "y yes")
+        terminal.send(b"\r")
+        terminal.wait_for_text("Skipped.")
+    finally:
+        terminal.close()
