@@ -190,3 +190,28 @@ def test_a_300_line_command_leaves_the_choices_on_an_80x24_screen(
         terminal.wait_for_text("Skipped.")
     finally:
         terminal.close()
+
+
+def test_acp_asks_about_the_projects_picode_folder_in_the_never_mode(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    import asyncio
+
+    from tests.cli.acp_client import RecordingClient, connect, new_session, point_at, prompt
+
+    api = point_at(wire, picode)
+    plant = {"path": ".picode/extensions/x.py", "content": "import os\n"}
+    wire.enqueue(api.tool_call("call_p", "write", plant), api.text("Not planted."))
+    client = RecordingClient(answers=["no"])
+
+    async def script() -> None:
+        async with connect(picode, client, "--model", api.model) as (conn, _):
+            session_id = (await new_session(conn, picode.project)).session_id
+            await prompt(conn, session_id, "plant it")
+
+    asyncio.run(script())
+    (asked,) = client.asked
+    assert asked.title == "write .picode/extensions/x.py"
+    note = asked.content[0].content.text
+    assert "always asks" in note and "this project's .picode folder" in note
+    assert not (picode.project / ".picode").exists()
