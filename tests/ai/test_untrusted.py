@@ -43,6 +43,17 @@ def test_each_hidden_character_gets_a_spelling(char: str, spelled: str) -> None:
     assert visible(f"a{char}b") == f"a{spelled}b"
 
 
+def test_every_control_and_format_character_is_spelled_out() -> None:
+    import unicodedata
+
+    hidden = [
+        chr(code)
+        for code in range(0x110000)
+        if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp") and chr(code) not in "\n\t"
+    ]
+    assert [char for char in hidden if visible(char) == char] == []
+
+
 def test_newlines_and_tabs_stay_and_newlines_can_be_marked() -> None:
     assert visible("a\tb\nc") == "a\tb\nc"
     assert visible("rm x\nls", mark_newlines=True) == "rm x↵\nls"

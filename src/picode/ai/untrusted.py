@@ -18,10 +18,14 @@ from collections.abc import Iterator
 
 #: Bidi controls: they reorder what is drawn, so a command can read differently than it runs.
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-#: Characters drawn as nothing (zero-width, soft hyphen, fillers, tags used to smuggle text).
+#: Characters drawn as nothing or that break lines unseen: every format character (Unicode
+#: category Cf: zero-width, soft hyphen, tags used to smuggle text), line and paragraph
+#: separators, fillers.
 _INVISIBLE = (
-    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2065"
-    "\u206a-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f"
+    "\u00ad\u034f\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b-\u200d\u2028\u2029\u2060-\u2065\u206a-\u206f\u3164\ufeff"
+    "\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e007f"
 )
 _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f"
 
