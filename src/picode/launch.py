@@ -123,10 +123,12 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
     from picode.session.model_choice import choose_model
     from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
+    from picode.session.private_files import ensure_private_dirs
     from picode.tools import coding_tools
 
     cwd = Path.cwd()
     paths = resolve_paths()
+    ensure_private_dirs(paths.config_dir, paths.data_dir, paths.sessions_dir, paths.cache_dir)
     if trust is None:
         trust = assess_trust(args)
     loaded = load_config(paths, cwd, project_trusted=trust.trusted)

@@ -10,12 +10,18 @@ from typing import Any
 import pytest
 
 from picode.ai.errors import (
+    CONNECTION_FAILED,
+    CONNECTION_LOST,
+    CONNECTION_REFUSED,
+    COULD_NOT_CONNECT,
+    TIMED_OUT,
     format_error_message,
     format_retry_after,
     is_context_overflow,
     is_transient_error,
     retry_after_from_message,
     retry_after_seconds,
+    transport_failure,
 )
 
 
@@ -51,12 +57,12 @@ class FakeGenaiError(Exception):
         self.details = details
 
 
-class APITimeoutError(Exception):
-    pass
-
-
 class APIConnectionError(Exception):
-    pass
+    """Named like the SDKs' error for a failed connection."""
+
+
+class APITimeoutError(APIConnectionError):
+    """Named like the SDKs' timeout, which is a connection error there too."""
 
 
 def test_sdk_status_error_becomes_status_text_body_message_and_retry_hint() -> None:
@@ -117,23 +123,103 @@ def test_unknown_status_and_no_details() -> None:
 def test_plain_exceptions_are_described_readably() -> None:
     assert format_error_message(RuntimeError("boom")) == "RuntimeError: boom"
     assert format_error_message(ValueError()) == "ValueError"
-    assert format_error_message(APITimeoutError("Request timed out.")) == "Request timed out"
-    assert format_error_message(APITimeoutError("read")) == "Request timed out: read"
-    assert format_error_message(TimeoutError()) == "Request timed out"
-    # An idle timeout in httpx wraps anyio's cancellation, whose text is noise.
+
+
+# --- transport failures: picode's classification, whatever the SDK's words ------------------
+
+
+class TimeoutException(Exception):
+    """Named like httpx's base class of every timeout."""
+
+
+class ReadTimeout(TimeoutException):
+    pass
+
+
+class RemoteProtocolError(Exception):
+    """Named like httpx's: the peer closed the connection mid-response."""
+
+
+class ConnectError(Exception):
+    """Named like httpx's: the connection could not be made."""
+
+
+def _wrapped(outer: BaseException, inner: BaseException) -> BaseException:
+    outer.__cause__ = inner
+    return outer
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [
+        (TimeoutError(), TIMED_OUT),
+        (APITimeoutError("whatever the SDK says"), TIMED_OUT),
+        (_wrapped(APIConnectionError("x"), ReadTimeout("y")), TIMED_OUT),
+        (_wrapped(APIConnectionError("x"), RemoteProtocolError("y")), CONNECTION_LOST),
+        (ConnectionResetError(104, "reset"), CONNECTION_LOST),
+        (BrokenPipeError(), CONNECTION_LOST),
+        (
+            _wrapped(
+                APIConnectionError("x"), _wrapped(ConnectError("y"), ConnectionRefusedError())
+            ),
+            CONNECTION_REFUSED,
+        ),
+        (_wrapped(APIConnectionError("x"), ConnectError("y")), COULD_NOT_CONNECT),
+        # httpcore clears the cause of an error it wraps and keeps it as an argument.
+        (ConnectError(ConnectionRefusedError()), CONNECTION_REFUSED),
+        (ExceptionGroup("several addresses", [ConnectionRefusedError()]), CONNECTION_REFUSED),
+        (APIConnectionError("no cause given"), CONNECTION_FAILED),
+    ],
+)
+def test_transport_failures_are_classified_by_type_not_by_words(
+    exc: BaseException, kind: str
+) -> None:
+    assert transport_failure(exc) == kind
+    text = format_error_message(exc)
+    assert text.split(":")[0] == kind
+    assert is_transient_error(text)
+
+
+@pytest.mark.parametrize(
+    "exc", [RuntimeError("connection timed out"), ValueError("peer closed"), KeyError("x")]
+)
+def test_other_errors_are_not_transport_failures_whatever_they_say(exc: BaseException) -> None:
+    assert transport_failure(exc) is None
+    assert not format_error_message(exc).startswith((TIMED_OUT, CONNECTION_LOST))
+
+
+def test_status_errors_are_never_transport_failures() -> None:
+    exc = _wrapped(FakeStatusError(503, {"error": {"message": "down"}}), ConnectionResetError())
+    assert format_error_message(exc) == "503 Service unavailable: down"
+
+
+def test_the_sdk_detail_follows_the_classification_once() -> None:
+    # An SDK's own message and the socket's cause are kept as detail, never said twice.
+    cut = _wrapped(
+        APIConnectionError("Connection to h:1 failed: peer closed"),
+        RemoteProtocolError("peer closed"),
+    )
+    assert format_error_message(cut) == f"{CONNECTION_LOST}: Connection to h:1 failed: peer closed"
+    generic = _wrapped(APIConnectionError("Connection error."), RemoteProtocolError("peer closed"))
+    assert format_error_message(generic) == f"{CONNECTION_LOST}: peer closed"
+    assert format_error_message(APITimeoutError("Request timed out.")) == TIMED_OUT
+    assert format_error_message(TimeoutError()) == TIMED_OUT
+
+
+def test_anyio_cancel_scope_noise_is_dropped_from_a_timeout() -> None:
     scope = asyncio.CancelledError("Cancelled via cancel scope 7f12a9aa1120; reason: deadline")
     timeout = APITimeoutError("Request timed out.")
     timeout.__cause__ = TimeoutError()
     timeout.__cause__.__context__ = scope
-    assert format_error_message(timeout) == "Request timed out"
-    # SDKs already say "Connection error." themselves: say it once.
-    text = format_error_message(APIConnectionError("Connection error."))
-    assert text.lower().startswith("connection error")
-    assert text.lower().count("connection error") == 1
-    assert (
-        format_error_message(ConnectionResetError("[Errno 104] reset by peer"))
-        == "Connection error: [Errno 104] reset by peer"
-    )
+    assert format_error_message(timeout) == TIMED_OUT
+
+
+def test_real_httpx_exceptions_are_classified() -> None:
+    httpx = pytest.importorskip("httpx")
+    request = httpx.Request("GET", "http://127.0.0.1:9/")
+    assert transport_failure(httpx.ReadTimeout("t", request=request)) == TIMED_OUT
+    assert transport_failure(httpx.RemoteProtocolError("r", request=request)) == CONNECTION_LOST
+    assert transport_failure(httpx.ConnectError("c", request=request)) == COULD_NOT_CONNECT
 
 
 # --- retry-after ------------------------------------------------------------------------
@@ -285,6 +371,12 @@ def test_other_errors_are_not_overflow(message: str | None) -> None:
         "Request timed out.",
         "ReadTimeout: The read operation timed out",
         "Stream ended before the provider signalled completion",
+        # picode's own classification, as format_error_message writes it
+        "Timed out",
+        "Connection lost: peer closed",
+        "Connection refused",
+        "Could not connect: [Errno -2] Name or service not known",
+        "Connection failed",
         "RemoteProtocolError: peer closed connection without sending complete message body "
         "(incomplete chunked read)",
         "The server had an error while processing your request. Sorry about that! You can "

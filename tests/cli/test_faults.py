@@ -3,6 +3,7 @@ clear message and the right exit code, and nothing already completed is lost."""
 
 from __future__ import annotations
 
+from picode.ai.errors import TIMED_OUT
 from tests.cli.apis import (
     AnthropicDriver,
     ApiDriver,
@@ -114,7 +115,7 @@ def test_server_stalling_after_the_first_byte_times_out_and_retries(
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Awake again.\n"
-    assert "timed out" in result.stderr.lower()
+    assert f"picode: {TIMED_OUT}" in result.stderr
     assert wire.requests[0].wait_closed(timeout=5), "the stalled connection must be closed"
 
 

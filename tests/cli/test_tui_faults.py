@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("pyte")
 pytest.importorskip("pty")  # POSIX only: it needs termios
 
+from picode.ai.errors import CONNECTION_LOST, TIMED_OUT
 from tests.cli.apis import AnthropicDriver, large_write, use
 from tests.cli.harness import PicodeEnv
 from tests.cli.terminal import CTRL_D, CTRL_O, ESCAPE, Terminal, terminals
@@ -172,7 +173,7 @@ def test_connection_cut_mid_stream_is_retried(tui: Start, wire: WireServer) -> N
 
     terminal.type("hello")
     terminal.wait_for_text("After the cut.")
-    screen = terminal.wait_for_text("Answered after 1 retry (Connection error")
+    screen = terminal.wait_for_text(f"Answered after 1 retry ({CONNECTION_LOST}")
 
     assert "Error:" not in screen and "partial" in screen
     answers_again(terminal, wire)
@@ -187,7 +188,7 @@ def test_server_stalling_after_the_first_bytes_times_out_and_retries(
 
     terminal.type("hello")
     terminal.wait_for_text("Awake again.")
-    screen = terminal.wait_for_text("Answered after 1 retry (Request timed out")
+    screen = terminal.wait_for_text(f"Answered after 1 retry ({TIMED_OUT}")
     assert "cancel scope" not in screen  # the timeout's internals are not the message
     assert wire.requests[0].wait_closed(), "the stalled connection must be closed"
     answers_again(terminal, wire)

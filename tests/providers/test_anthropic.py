@@ -6,7 +6,13 @@ from functools import partial
 
 import pytest
 
-from picode.ai.errors import is_context_overflow, is_transient_error, retry_after_from_message
+from picode.ai.errors import (
+    CONNECTION_LOST,
+    TIMED_OUT,
+    is_context_overflow,
+    is_transient_error,
+    retry_after_from_message,
+)
 from picode.ai.events import TextDeltaEvent, ToolCallEndEvent
 from picode.ai.types import (
     Context,
@@ -286,6 +292,7 @@ def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
     message = outcome.message
     assert message.text == "half an ans"
     assert message.stop_reason == "error"
+    assert (message.error_message or "").startswith(CONNECTION_LOST)
     assert is_transient_error(message.error_message)
 
 
@@ -304,7 +311,7 @@ def test_idle_timeout_fails_a_silent_stream(wire: WireServer) -> None:
 
     assert message.stop_reason == "error"
     assert message.text == "waiting"
-    assert "timed out" in (message.error_message or "").lower()
+    assert (message.error_message or "").startswith(TIMED_OUT)
     assert is_transient_error(message.error_message)
 
 

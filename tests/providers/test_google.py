@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from picode.ai.errors import CONNECTION_LOST, TIMED_OUT
 from picode.ai.events import StartEvent
 from picode.ai.providers.google_generative_ai import SYNTHETIC_ID_PREFIX
 from picode.ai.types import TextContent, ThinkingContent, ToolCall
@@ -316,7 +317,7 @@ def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "Some text"
-    assert "connection" in (outcome.message.error_message or "").lower()
+    assert (outcome.message.error_message or "").startswith(CONNECTION_LOST)
     assert outcome.message.usage.estimated
 
 
@@ -326,7 +327,7 @@ def test_idle_timeout_fails_a_silent_stream(wire: WireServer) -> None:
     outcome = stream_once(gemini(wire), idle_timeout=0.3)
 
     assert outcome.terminal.reason == "error"
-    assert "timed out" in (outcome.message.error_message or "").lower()
+    assert (outcome.message.error_message or "").startswith(TIMED_OUT)
     assert outcome.message.text == "waiting"
     # The server-side deadline is not tied to the idle timeout.
     assert wire.requests[0].headers["x-server-timeout"] == "3600"

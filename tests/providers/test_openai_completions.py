@@ -7,7 +7,7 @@ from functools import partial
 
 import pytest
 
-from picode.ai.errors import is_transient_error, retry_after_from_message
+from picode.ai.errors import CONNECTION_LOST, is_transient_error, retry_after_from_message
 from picode.ai.events import ToolCallEndEvent
 from picode.ai.providers.openai_completions import is_local_url
 from picode.ai.types import (
@@ -263,7 +263,7 @@ def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
 
     assert message.stop_reason == "error"
     assert message.text == "half an ans"
-    assert "Connection error" in (message.error_message or "")
+    assert (message.error_message or "").startswith(CONNECTION_LOST)
     assert is_transient_error(message.error_message)
     assert message.usage.estimated
 

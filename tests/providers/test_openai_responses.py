@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from picode.ai.errors import is_transient_error
+from picode.ai.errors import CONNECTION_LOST, TIMED_OUT, is_transient_error
 from picode.ai.events import ErrorEvent, StartEvent, ToolCallEndEvent
 from picode.ai.types import TextContent, ThinkingContent, ToolCall
 from tests.providers.models import READ_TOOL, wire_model
@@ -369,7 +369,7 @@ def test_cut_connection_keeps_partial_content(wire: WireServer) -> None:
 
     assert outcome.terminal.reason == "error"
     assert outcome.message.text == "Some text"
-    assert "connection" in (outcome.message.error_message or "").lower()
+    assert (outcome.message.error_message or "").startswith(CONNECTION_LOST)
     assert outcome.message.usage.estimated
 
 
@@ -403,7 +403,7 @@ def test_idle_timeout_fails_a_silent_stream(wire: WireServer) -> None:
     outcome = stream_once(gpt(wire), idle_timeout=0.3)
 
     assert outcome.terminal.reason == "error"
-    assert "timed out" in (outcome.message.error_message or "").lower()
+    assert (outcome.message.error_message or "").startswith(TIMED_OUT)
     assert outcome.message.text == "waiting"
 
 

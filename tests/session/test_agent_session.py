@@ -500,3 +500,38 @@ def test_a_message_queued_as_the_run_ends_is_still_delivered(harness: SessionHar
         await session.close()
 
     run(scenario())
+
+
+@pytest.mark.parametrize("switch", ["new", "resume", "fork"])
+def test_always_approvals_end_with_the_conversation(harness: SessionHarness, switch: str) -> None:
+    asked: list[str] = []
+
+    async def approver(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request.preview)
+        return ApprovalDecision("always")
+
+    faux = harness.faux(
+        tool_turn(FauxToolCall("bash", {"command": "echo one"})),
+        tool_turn(FauxToolCall("bash", {"command": "echo two"})),
+        text_turn("done"),
+        tool_turn(FauxToolCall("bash", {"command": "echo three"})),
+        text_turn("done again"),
+    )
+
+    async def scenario() -> None:
+        session = await harness.open(faux, approver=approver, approval="all")
+        await session.prompt("go")
+        assert asked == ["echo one"]  # "always" holds within the conversation
+        first = session.session_file_path
+        if switch == "new":
+            await session.new_session()
+        elif switch == "resume":
+            await session.new_session()
+            await session.switch_session(str(first))
+        else:
+            await session.fork(session.user_messages_for_fork()[0][0])
+        await session.prompt("again")
+        assert asked == ["echo one", "echo three"]
+        await session.close()
+
+    run(scenario())

@@ -60,7 +60,7 @@ def test_user_and_project_deep_merge_project_wins(paths: Paths, cwd: Path) -> No
         paths,
         'theme = "light"\nthinking = "high"\n[retry]\nmax_retries = 5\nbase_delay_ms = 1000\n',
     )
-    project = write_project(cwd, 'theme = "solar"\n[retry]\nbase_delay_ms = 100\n')
+    project = write_project(cwd, 'theme = "solar"\n[retry]\nbase_delay_ms = 1500\n')
     loaded = load_config(paths, cwd)
     assert loaded.problems == []
     assert loaded.files == [user, project]
@@ -68,7 +68,7 @@ def test_user_and_project_deep_merge_project_wins(paths: Paths, cwd: Path) -> No
     assert settings.theme == "solar"
     assert settings.thinking == "high"
     assert settings.retry.max_retries == 5
-    assert settings.retry.base_delay_ms == 100
+    assert settings.retry.base_delay_ms == 1500
     assert settings.retry.max_delay_ms == 60000
 
 
@@ -187,7 +187,9 @@ def test_bad_value_names_file_line_and_key_and_keeps_the_rest(paths: Paths, cwd:
     (problem,) = loaded.problems
     assert (problem.file, problem.line, problem.key) == (user, 5, "retry.max_retries")
     assert problem.severity == "error"
-    assert str(problem).startswith(f"{user}:5: [retry] max_retries: Input should be a valid")
+    # picode's part of the line; the reason after it is pydantic's and may be worded anyhow.
+    prefix = f"{user}:5: [retry] max_retries: "
+    assert str(problem).startswith(prefix) and len(str(problem)) > len(prefix)
     settings = loaded.settings
     assert settings.retry.max_retries == 3
     assert settings.retry.enabled is False

@@ -71,7 +71,9 @@ def test_name_sets_the_session_name_and_without_one_explains_and_keeps_the_text(
             await opened(pilot)
             await send(pilot, "/name ")
             await wait_until(pilot, lambda: has_notice(app, "Usage: /name <name>"))
-            assert app.editor.text.strip() == "/name"
+            assert app.editor.text == ""  # not left there for the next command
+            await pilot.press("up")  # the history has it, to fix
+            assert app.editor.text.strip() == "/name".strip()
             await pilot.press("ctrl+c")
             await send(pilot, "/name Fix the parser")
             await wait_until(pilot, lambda: app.session.session_name == "Fix the parser")
@@ -116,7 +118,9 @@ def test_export_writes_html_and_markdown_and_a_bad_folder_is_reported(tui: TuiHa
             await _turn(pilot, "export me")
             await send(pilot, "/export out/chat")
             await wait_until(pilot, lambda: has_notice(app, "folder does not exist"))
-            assert app.editor.text == "/export out/chat"
+            assert app.editor.text == ""  # not left there for the next command
+            await pilot.press("up")  # the history has it, to fix
+            assert app.editor.text.strip() == "/export out/chat".strip()
             await pilot.press("ctrl+c")
             (tui.cwd / "out").mkdir()
             await send(pilot, "/export out/chat")
@@ -163,7 +167,9 @@ def test_unknown_command_names_close_ones_and_keeps_the_text(tui: TuiHarness) ->
             await send(pilot, "/modle gpt-5")
             await wait_until(pilot, lambda: has_notice(app, "Unknown command /modle"))
             assert has_notice(app, "Did you mean /model?")
-            assert app.editor.text == "/modle gpt-5"
+            assert app.editor.text == ""  # not left there for the next command
+            await pilot.press("up")  # the history has it, to fix
+            assert app.editor.text.strip() == "/modle gpt-5".strip()
             assert app.session.messages == []  # nothing was sent to the model
 
     run(scenario())
@@ -250,7 +256,9 @@ def test_compact_with_nothing_to_compact_says_why_and_offers_a_smaller_tail(
             assert offer is not None
             await send(pilot, "/compact --keep nonsense")
             await wait_until(pilot, lambda: has_notice(app, "--keep takes a number of tokens"))
-            assert app.editor.text == "/compact --keep nonsense"  # given back to fix
+            assert app.editor.text == ""  # not left there for the next command
+            await pilot.press("up")  # the history has it, to fix
+            assert app.editor.text.strip() == "/compact --keep nonsense".strip()
             app.editor.reset()
             await send(pilot, offer.group(1))
             await wait_until(pilot, lambda: has_notice(app, "Context compacted"), timeout=10)
@@ -292,7 +300,7 @@ def test_quit_closes_the_app(tui: TuiHarness) -> None:
     run(scenario())
 
 
-def test_commands_typed_before_the_session_opens_are_given_back(tui: TuiHarness) -> None:
+def test_commands_typed_before_the_session_opens_run_once_it_is_open(tui: TuiHarness) -> None:
     import asyncio
 
     gate = asyncio.Event()
@@ -308,13 +316,14 @@ def test_commands_typed_before_the_session_opens_are_given_back(tui: TuiHarness)
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "/session")
-            await wait_until(pilot, lambda: has_notice(app, "still starting"))
-            assert app.editor.text.strip() == "/session"
-            await pilot.press("ctrl+c")
-            await send(pilot, "/hotkeys")  # needs no session
+            assert app.editor.text == ""
+            await wait_until(pilot, lambda: "command will run" in (app.status.notice or ("",))[0])
+            await send(pilot, "/hotkeys")  # needs no session: runs at once
             await wait_until(pilot, lambda: _info(app, "Keys") is not None)
+            assert _info(app, "Session") is None
             gate.set()
             await opened(pilot)
+            await wait_until(pilot, lambda: _info(app, "Session") is not None)
 
     run(scenario())
     assert not [n for n in notices(app) if "failed" in n]

@@ -64,6 +64,22 @@ def test_ctrl_d_deletes_in_a_non_empty_editor_and_quits_on_an_empty_one(tui: Tui
     run(scenario())
 
 
+def test_keys_read_together_apply_in_order_before_an_app_key(tui: TuiHarness) -> None:
+    # "abc" and ctrl+d in one read: ctrl+d must see the editor holding "abc".
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            press_now(app, "a", "b", "c", "left", "ctrl+d")
+            await wait_until(pilot, lambda: app.editor.text == "ab", what="ctrl+d deleted c")
+            press_now(app, "x", "ctrl+c")  # clears "abx"; the quit is only armed
+            await wait_until(pilot, lambda: app.editor.text == "", what="cleared")
+            assert app.is_running
+
+    run(scenario())
+
+
 def test_quitting_while_busy_aborts_and_saves(tui: TuiHarness) -> None:
     faux = tui.faux(FauxTurn([FauxText("long ")], hang=True))
     app = tui.app(faux)

@@ -115,6 +115,20 @@ def test_clearing_while_busy_does_not_arm_the_quit_the_next_press_interrupts() -
     assert rig.quits == 1
 
 
+def test_text_typed_after_the_first_press_is_cleared_never_quit_on() -> None:
+    rig = Rig(editor=FakeEditor("first draft"))
+    quitter = rig.controller()
+    quitter.clear_or_quit()
+    rig.editor.text = "hello"
+    rig.now += DOUBLE_PRESS_S / 2
+    quitter.clear_or_quit()  # within the double press, but the editor holds new text
+    assert rig.quits == 0
+    assert rig.editor.is_empty
+    rig.now += DOUBLE_PRESS_S / 2
+    quitter.clear_or_quit()  # now the editor is empty: the second press quits
+    assert rig.quits == 1
+
+
 def test_shutdown_begins_once() -> None:
     quitter = Rig().controller()
     assert quitter.begin_shutdown()

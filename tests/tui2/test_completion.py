@@ -107,6 +107,16 @@ def test_parse_splits_name_and_argument_and_rejects_unknown_names() -> None:
         registry.parse("/nmae x")
 
 
+def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> None:
+    registry = CommandRegistry()
+    # A refused /fork followed by /compact once became this prompt and went to the model.
+    with pytest.raises(UnknownCommandError, match=r"/fork/compact .*not sent"):
+        registry.parse("/fork/compact")
+    with pytest.raises(UnknownCommandError):
+        registry.parse("/no/such/place is slow")
+    assert registry.parse("/usr/bin is slow, why?") is None  # an existing path: a message
+
+
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]

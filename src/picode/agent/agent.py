@@ -26,7 +26,7 @@ from picode.agent.events import (
 )
 from picode.agent.loop import AgentLoopConfig, StreamFn, TransformContext, agent_loop
 from picode.agent.tool import AgentTool, ToolResult
-from picode.agent.tool_exec import ToolHooks
+from picode.agent.tool_exec import DEFAULT_MAX_PARALLEL, ToolHooks
 from picode.agent.transcript import Transcript
 from picode.ai.abort import AbortController
 from picode.ai.models import THINKING_LEVELS, Model, ThinkingLevel
@@ -92,6 +92,7 @@ class Agent:
         | None = None,
         steering_mode: QueueMode = "one-at-a-time",
         follow_up_mode: QueueMode = "one-at-a-time",
+        max_parallel: int = DEFAULT_MAX_PARALLEL,
     ) -> None:
         self.state = AgentState(
             model=model,
@@ -104,6 +105,8 @@ class Agent:
         self.stream_options = stream_options
         self.transform_context = transform_context
         self.hooks = ToolHooks(before_tool_call, after_tool_call)
+        #: Tool calls of one reply that execute at once (the rest wait their turn).
+        self.max_parallel = max_parallel
         self.steering_mode: QueueMode = _checked_mode(steering_mode, "steering_mode")
         self.follow_up_mode: QueueMode = _checked_mode(follow_up_mode, "follow_up_mode")
         self._listeners: tuple[Listener, ...] = ()
@@ -230,6 +233,7 @@ class Agent:
             stream_options=self.stream_options,
             transform_context=self.transform_context,
             hooks=self.hooks,
+            max_parallel=self.max_parallel,
         )
         task = asyncio.get_running_loop().create_task(
             self._drive(prompts, config, controller), name="picode-agent-run"

@@ -27,6 +27,7 @@ from picode.agent.events import (
 )
 from picode.agent.tool import AgentTool, tool_spec
 from picode.agent.tool_exec import (
+    DEFAULT_MAX_PARALLEL,
     NOT_RUN_AFTER_ABORT,
     NOT_RUN_AFTER_ERROR,
     TRUNCATED_TOOL_CALL,
@@ -78,6 +79,8 @@ class AgentLoopConfig:
     stream_options: Callable[[Model], StreamOptions] | None = None
     transform_context: TransformContext | None = None
     hooks: ToolHooks = field(default_factory=ToolHooks)
+    #: Tool calls of one reply that execute at once.
+    max_parallel: int = DEFAULT_MAX_PARALLEL
 
 
 async def agent_loop(
@@ -184,6 +187,7 @@ async def _run_tools(
         steering_queued=config.steering_queued,
         emit=emit,
         not_run=not_run,
+        max_parallel=config.max_parallel,
     )
 
 

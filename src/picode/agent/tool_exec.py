@@ -1,10 +1,11 @@
 """Running the tool calls of one assistant message (SPEC §4).
 
-All calls start together and run as concurrent tasks; their ends and result messages are
-emitted in the order the model wrote the calls. Each tool gets a signal that follows both
-the run's signal and this batch's steering signal. When a signal fires, the call's result
-is decided at once (the tool task is cancelled too), so a tool that ignores its signal can
-never hold the loop.
+All calls start together and run as concurrent tasks, at most ``max_parallel`` of them in
+a tool's ``execute`` at once (a reply of a thousand bash calls must not start a thousand
+shells); their ends and result messages are emitted in the order the model wrote the calls.
+Each tool gets a signal that follows both the run's signal and this batch's steering signal.
+When a signal fires, the call's result is decided at once (the tool task is cancelled too),
+so a tool that ignores its signal can never hold the loop.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ TRUNCATED_TOOL_CALL = (
     "written, so its arguments may be incomplete. Retry with smaller arguments (for example, "
     "split a large file write into several edits)."
 )
+
+#: Tool calls of one reply that execute at once unless the caller says otherwise.
+DEFAULT_MAX_PARALLEL = 8
 
 # Tool tasks that were cancelled but have not yet unwound; held so they are not collected.
 _unwinding: set[asyncio.Task[None]] = set()
@@ -103,7 +107,17 @@ class _Outcomes:
 class _ToolRun:
     """One call: validate, hooks, execute; settles at once when its signal fires."""
 
-    __slots__ = ("call", "hooks", "index", "outcomes", "run_signal", "signal", "task", "tool")
+    __slots__ = (
+        "call",
+        "hooks",
+        "index",
+        "outcomes",
+        "run_signal",
+        "signal",
+        "slots",
+        "task",
+        "tool",
+    )
 
     def __init__(
         self,
@@ -114,7 +128,9 @@ class _ToolRun:
         run_signal: AbortSignal,
         steering_signal: AbortSignal,
         outcomes: _Outcomes,
+        slots: asyncio.Semaphore,
     ) -> None:
+        self.slots = slots
         self.index = index
         self.call = call
         self.tool = tool
@@ -181,7 +197,8 @@ class _ToolRun:
             if reason:
                 return error_result(reason)
         try:
-            result = await tool.execute(call.id, args, self.signal, self._on_update)
+            async with self.slots:
+                result = await tool.execute(call.id, args, self.signal, self._on_update)
         except ToolError as exc:
             result = ToolResult.text(str(exc), exc.details, is_error=True)
         except Exception as exc:
@@ -219,9 +236,12 @@ async def execute_tool_calls(
     steering_queued: Callable[[], bool],
     emit: Emit,
     not_run: dict[int, str] | None = None,
+    max_parallel: int = DEFAULT_MAX_PARALLEL,
 ) -> list[ToolResultMessage]:
     """Run ``calls`` concurrently; emit their events; return their result messages in order.
 
+    ``max_parallel``: how many calls may be in their tool's ``execute`` at once; the others
+    wait their turn (validation and hooks, approval included, are not held back).
     ``not_run`` maps call positions to an error text: those calls are reported, not run.
     ``steering_queued`` is polled after each call completes; when it says yes, every call
     still running or not started is skipped.
@@ -232,6 +252,7 @@ async def execute_tool_calls(
     outcomes = _Outcomes(count)
     steering = AbortController()
     by_name = {tool.name: tool for tool in tools}
+    slots = asyncio.Semaphore(max(1, max_parallel))
     for index, call in enumerate(calls):
         if not_run and index in not_run:
             outcomes.finish(index, error_result(not_run[index]))
@@ -240,7 +261,7 @@ async def execute_tool_calls(
         if tool is None:
             outcomes.finish(index, unknown_tool_result(call.name, tools))
             continue
-        _ToolRun(index, call, tool, hooks, run_signal, steering.signal, outcomes).start()
+        _ToolRun(index, call, tool, hooks, run_signal, steering.signal, outcomes, slots).start()
 
     messages: list[ToolResultMessage] = []
     results = outcomes.results

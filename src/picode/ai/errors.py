@@ -95,7 +95,8 @@ _TRANSIENT_PATTERNS = re.compile(
             r"service unavailable",
             r"bad gateway",
             r"gateway timeout",
-            r"connection (?:reset|refused|error|closed|aborted)",
+            r"connection (?:reset|refused|error|closed|aborted|lost|failed)",
+            r"could not connect",
             r"timed? ?out",
             r"timeout",
             r"stream (?:ended|cut|closed)",
@@ -181,6 +182,8 @@ def format_error_message(
     label: str | None = None
     if exc is not None:
         status = status if status is not None else _status_of(exc)
+        if status is None and (failure := transport_failure(exc)) is not None:
+            return _transport_text(failure, exc)
         headers = headers if headers is not None else _headers_of(exc)
         body_message = body_message or _body_message_of(exc)
         label = _ERROR_TYPES.get(_error_type_of(exc) or "")
@@ -252,25 +255,104 @@ def retry_after_from_message(message: str | None) -> float | None:
 def _describe_exception(exc: BaseException) -> str:
     name = type(exc).__name__
     text = str(exc).strip()
-    lowered = name.lower()
-    if "timeout" in lowered:
-        # anyio's "Cancelled via cancel scope <id>; reason: deadline exceeded" says nothing.
-        if "timed out" in text or "cancel scope" in text:
-            text = ""
-        return f"Request timed out{': ' + text if text else ''}"
-    if (
-        "connect" in lowered
-        or "protocol" in lowered
-        or lowered in ("readerror", "writeerror", "networkerror")
-        or isinstance(exc, ConnectionError)
-    ):
-        if not text:
-            return "Connection error"
-        # Some SDKs' text already says "Connection error."; don't say it twice.
-        return text if text.lower().startswith("connection error") else f"Connection error: {text}"
     if name == "JSONDecodeError":
         return f"Malformed data in the server's response ({text})"
     return f"{name}: {text}" if text else name
+
+
+# --- transport failures ---------------------------------------------------------------------
+#
+# What a person reads when the connection itself failed is picode's own classification, taken
+# from the exception types in the chain (the SDK's error, the HTTP client's, the socket's), not
+# from their messages, whose wording changes between releases. The SDK's text follows it as
+# detail.
+
+TIMED_OUT = "Timed out"
+CONNECTION_REFUSED = "Connection refused"
+COULD_NOT_CONNECT = "Could not connect"
+CONNECTION_LOST = "Connection lost"
+CONNECTION_FAILED = "Connection failed"
+
+#: Lower-case class names (anywhere in an exception's MRO) and what they mean, strongest first.
+_TRANSPORT_KINDS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        TIMED_OUT,
+        frozenset(
+            {
+                "timeouterror",  # builtin (ETIMEDOUT) and asyncio's
+                "timeoutexception",  # httpx / httpx2: connect, read, write and pool timeouts
+                "apitimeouterror",  # anthropic, openai
+                "timeout",  # socket.timeout before 3.10, requests' Timeout
+            }
+        ),
+    ),
+    (CONNECTION_REFUSED, frozenset({"connectionrefusederror"})),
+    (COULD_NOT_CONNECT, frozenset({"connecterror", "gaierror", "proxyerror"})),
+    (
+        CONNECTION_LOST,
+        frozenset(
+            {
+                "remoteprotocolerror",
+                "readerror",
+                "writeerror",
+                "closeresourceerror",
+                "brokenresourceerror",
+                "endofstream",
+                "incompleteread",
+                "connectionreseterror",
+                "connectionabortederror",
+                "brokenpipeerror",
+            }
+        ),
+    ),
+    (
+        CONNECTION_FAILED,
+        frozenset({"apiconnectionerror", "networkerror", "transporterror", "connectionerror"}),
+    ),
+)
+
+_GENERIC_SDK_TEXT = re.compile(r"^(?:connection error|request timed out)[.:]*\s*", re.IGNORECASE)
+
+
+def transport_failure(exc: BaseException) -> str | None:
+    """picode's name for a failed connection (``TIMED_OUT``…), or None for any other error."""
+    found: set[str] = set()
+    for error in _error_chain(exc):
+        found.update(cls.__name__.lower() for cls in type(error).__mro__)
+    for kind, names in _TRANSPORT_KINDS:
+        if found & names:
+            return kind
+    return None
+
+
+def _error_chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps: causes, contexts, exception groups, exceptions as arguments."""
+    chain: list[BaseException] = []
+    pending: list[BaseException] = [exc]
+    seen: set[int] = set()
+    while pending and len(chain) < 32:
+        error = pending.pop(0)
+        if id(error) in seen:
+            continue
+        seen.add(id(error))
+        chain.append(error)
+        wrapped = [error.__cause__, error.__context__, *getattr(error, "exceptions", ())]
+        wrapped.extend(arg for arg in error.args if isinstance(arg, BaseException))
+        pending.extend(inner for inner in wrapped if isinstance(inner, BaseException))
+    return chain
+
+
+def _transport_text(failure: str, exc: BaseException) -> str:
+    """``Connection lost: <what the SDK and the socket said>``."""
+    detail = (_body_message_of(exc) or str(exc)).strip()
+    if "cancel scope" in detail:
+        detail = ""
+    detail = _with_cause(detail, exc) if detail else _with_cause("", exc).lstrip(": ")
+    # An SDK's own generic words ("Connection error.") restate the classification.
+    detail = _GENERIC_SDK_TEXT.sub("", detail).strip()
+    if not detail or detail.lower().rstrip(".") == failure.lower():
+        return failure
+    return f"{failure}: {detail}"
 
 
 def _with_cause(detail: str, exc: BaseException) -> str:

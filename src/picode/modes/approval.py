@@ -4,8 +4,8 @@ may be pipes), and refuses with a reason the model can read when there is none."
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
-from typing import Any
 
 from picode.ai.untrusted import one_line
 from picode.session.approval import ApprovalDecision, ApprovalRequest, Approver
@@ -42,19 +42,22 @@ def terminal_approver(tty_path: str = TTY_PATH) -> Approver:
 
 
 def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecision:
+    # Unbuffered bytes on one descriptor: a text-mode "r+" file needs a seekable stream, which
+    # a terminal is not, and that refused every question.
     try:
-        tty: Any = open(tty_path, "r+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        fd = os.open(tty_path, os.O_RDWR | os.O_NOCTTY)
     except OSError:
         return ApprovalDecision("no", NO_TERMINAL_REASON)
-    with tty:
-        # The preview is spelled out by the session; the tool name may come from an MCP server.
+    try:
+        # The session spelled the preview out (picode.ai.untrusted.visible); the tool name
+        # may come from an MCP server.
         why = f" (it changes {request.protected})" if request.protected else ""
-        tty.write(f"\npicode wants to run {one_line(request.tool_name)}{why}:\n{request.preview}\n")
+        name = one_line(request.tool_name)
+        _write(fd, f"\npicode wants to run {name}{why}:\n{request.preview}\n")
         while True:
-            tty.write("Allow? [y]es / [a]lways / [n]o (optionally: n <reason>): ")
-            tty.flush()
-            answer = tty.readline()
-            if not answer:
+            _write(fd, "Allow? [y]es / [a]lways / [n]o (optionally: n <reason>): ")
+            answer = _read_line(fd)
+            if answer is None:
                 return ApprovalDecision("no", "the terminal closed before an answer")
             word, _, rest = answer.strip().partition(" ")
             choice = word.lower()
@@ -64,3 +67,24 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
                 return ApprovalDecision("always")
             if choice in ("n", "no"):
                 return ApprovalDecision("no", rest.strip() or None)
+    except OSError:
+        return ApprovalDecision("no", "the terminal could not be read")
+    finally:
+        os.close(fd)
+
+
+def _write(fd: int, text: str) -> None:
+    data = text.encode("utf-8", errors="replace")
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def _read_line(fd: int) -> str | None:
+    """One line typed on the terminal; None at its end (closed, or Ctrl+D on nothing)."""
+    data = bytearray()
+    while not data.endswith(b"\n"):
+        chunk = os.read(fd, 1024)
+        if not chunk:
+            return data.decode("utf-8", errors="replace") if data else None
+        data += chunk
+    return data.decode("utf-8", errors="replace")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from picode.agent.agent import AgentBusyError
 from picode.modes.headless import Interrupts, open_session
+from picode.modes.json_lines import TooDeepError, loads_line
 from picode.modes.output import LineWriter
 from picode.modes.rpc_approval import RpcApprovals
 from picode.modes.rpc_commands import BACKGROUND, HANDLERS, Handler, RpcError
@@ -121,7 +122,10 @@ class RpcServer:
         if not line.strip():
             return
         try:
-            command = json.loads(line)
+            command = loads_line(line)
+        except TooDeepError as exc:
+            self.respond(None, "parse", error=str(exc))
+            return
         except ValueError as exc:
             self.respond(None, "parse", error=f"invalid JSON: {exc}")
             return

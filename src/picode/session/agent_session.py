@@ -135,6 +135,7 @@ class AgentSession:
             after_tool_call=self._after_tool_call,
             steering_mode=self.settings.steering_mode,
             follow_up_mode=self.settings.follow_up_mode,
+            max_parallel=self.settings.tools.max_parallel,
         )
         project_rules = project_dir(self.cwd) / "rules" if options.project_trusted else None
         rules, rule_problems = load_rules(project_rules, options.paths.rules_dir)
@@ -200,14 +201,19 @@ class AgentSession:
 
     def _system_prompt(self, tools: Sequence[AgentTool]) -> str:
         summaries = [(tool.name, first_line(tool.description)) for tool in tools]
-        return build_system_prompt(
+        problems: list[str] = []
+        prompt = build_system_prompt(
             cwd=self.cwd,
             config_dir=self.options.paths.config_dir,
             tools=summaries,
             override=self.options.system_prompt,
             append=self.options.append_system_prompt,
             project_trusted=self.options.project_trusted,
+            problems=problems,
         )
+        for problem in problems:
+            self._notice(problem, "warning", "context")
+        return prompt
 
     async def prepare_provider(self) -> None:
         """Get the current model's provider ready (SDK imported, client built) before the

@@ -64,6 +64,11 @@ class ApprovalGate:
         #: MCP tools as the session offers them now, less those approved in the config.
         self.gated_as_all: frozenset[str] = frozenset()
 
+    def forget_always(self) -> None:
+        """ "Always" was said for one conversation: another one (``/new``, ``/resume``,
+        ``/fork``) starts asking again."""
+        self._always.clear()
+
     def needs_approval(self, tool_name: str) -> bool:
         gated = tool_name in _GATED[self.policy] or (
             self.policy == "all" and tool_name in self.gated_as_all

@@ -38,6 +38,7 @@ __all__ = [
     "McpSettings",
     "RetrySettings",
     "Settings",
+    "ToolsSettings",
     "TtsrSettings",
     "load_config",
     "project_config_gates",
@@ -82,6 +83,11 @@ class BashSettings(_Section):
     default_timeout_s: float = Field(default=600, ge=0)
 
 
+class ToolsSettings(_Section):
+    #: Tool calls of one reply that run at the same time; the rest wait their turn.
+    max_parallel: int = Field(default=8, ge=1)
+
+
 def _text_only() -> list[Literal["text", "image"]]:
     return ["text"]
 
@@ -119,6 +125,7 @@ class Settings(_Section):
     ttsr: TtsrSettings = Field(default_factory=TtsrSettings)
     edit_guard: EditGuardSettings = Field(default_factory=EditGuardSettings)
     bash: BashSettings = Field(default_factory=BashSettings)
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
     mcp: McpSettings = Field(default_factory=McpSettings)
     steering_mode: QueueMode = "one-at-a-time"
@@ -179,11 +186,13 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
 
 def gates_of(project: dict[str, Any], user: Settings) -> list[Gate]:
     """The keys of a project's config data that need the folder's trust."""
+    mine = user.model_dump()
     return project_gates(
         project,
         user_approval=user.approval,
         user_providers=set(user.providers),
         builtin_providers=set(builtin_registry().providers),
+        user_value=lambda loc: _walk(mine, loc)[1],
     )
 
 

@@ -2,14 +2,15 @@
 
 An untrusted ``.picode/config.toml`` may add context and tighten safety. It may not redirect
 requests or name the variables keys are read from (``[providers.*]``, ``[mcp]``), choose a
-default model that only its own providers serve, or lower ``approval``. Each such key is a
-``Gate``: described in plain words for the trust question, removed when the folder is not
-trusted.
+default model that only its own providers serve, lower ``approval`` or weaken one of the
+person's safeguards (``GUARDS``). Each such key is a ``Gate``: described in plain words for
+the trust question, removed when the folder is not trusted (the person's value applies).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,51 @@ class Gate:
     value: Any
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _switched_off(project: object, user: object) -> bool:
+    return project is False and user is True
+
+
+def _switched_on(project: object, user: object) -> bool:
+    return project is True and user is False
+
+
+def _more(project: object, user: object) -> bool:
+    return _number(project) and _number(user) and project > user  # type: ignore[operator]
+
+
+def _less(project: object, user: object) -> bool:
+    return _number(project) and _number(user) and project < user  # type: ignore[operator]
+
+
+def _longer_limit(project: object, user: object) -> bool:
+    """A time limit where 0 means none: 0, or more than a limited ``user``."""
+    if not (_number(project) and _number(user)) or user == 0:
+        return False
+    return project == 0 or project > user  # type: ignore[operator]
+
+
+#: The person's safeguards a project may not weaken untrusted (docs/security.md): where the
+#: key lives, when the project's value is weaker than the person's, and what it would do.
+GUARDS: tuple[tuple[Loc, Callable[[object, object], bool], str], ...] = (
+    (("ttsr", "enabled"), _switched_off, "turns your stream rules off"),
+    (("edit_guard", "enabled"), _switched_off, "turns the streaming edit guard off"),
+    (
+        ("bash", "default_timeout_s"),
+        _longer_limit,
+        "lets commands run longer than your bash time limit",
+    ),
+    (("retry", "enabled"), _switched_on, "turns retries on where you turned them off"),
+    (("retry", "max_retries"), _more, "retries failed requests more often than you allow"),
+    (("retry", "base_delay_ms"), _less, "retries failed requests sooner than you allow"),
+    (("retry", "max_delay_ms"), _less, "retries failed requests sooner than you allow"),
+    (("tools", "max_parallel"), _more, "runs more tool calls at once than you allow"),
+)
+
+
 def looser_approval(project: object, user: str) -> bool:
     """Would ``project`` ask about fewer tool calls than ``user``? (Unknown values: no;
     validation reports them.)"""
@@ -43,7 +89,9 @@ def project_gates(
     user_approval: str,
     user_providers: set[str],
     builtin_providers: set[str],
+    user_value: Callable[[Loc], object] = lambda loc: None,
 ) -> list[Gate]:
+    """``user_value``: the person's own setting at a ``GUARDS`` location."""
     """The keys of the project layer ``project`` that need the folder's trust."""
     gates: list[Gate] = []
     providers = project.get("providers")
@@ -75,6 +123,14 @@ def project_gates(
                 approval,
             )
         )
+    for loc, weaker, what in GUARDS:
+        table = project.get(str(loc[0]))
+        if not isinstance(table, Mapping) or loc[1] not in table:
+            continue
+        value, user = table[loc[1]], user_value(loc)
+        if weaker(value, user):
+            shown = f"[{loc[0]}] {loc[1]} = {json.dumps(value)}"
+            gates.append(Gate(loc, f"{shown}: {what} (yours: {json.dumps(user)})", value))
     return gates
 
 

@@ -19,10 +19,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 from typing import Any
 
 from picode.agent.tool import AgentTool, ToolResult
+from picode.session.extension_import import PROJECT_PREFIX, source_spec
 from picode.session.extensions_api import (
     EVENTS,
     HOOK_EVENTS,
@@ -112,7 +114,9 @@ class ExtensionHost:
     def _load_all(self) -> None:
         seen: set[str] = set()
         user = self._folder_candidates(self.user_dir)
-        project = self._folder_candidates(self.project_dir) if self.project_dir else []
+        project = (
+            self._folder_candidates(self.project_dir, project=True) if self.project_dir else []
+        )
         candidates = [*user, *project]
         if self.use_entry_points:
             candidates.extend(self._entry_point_candidates())
@@ -126,7 +130,7 @@ class ExtensionHost:
             seen.add(candidate.name)
             self._load_one(candidate)
 
-    def _folder_candidates(self, folder: Path) -> list[_Candidate]:
+    def _folder_candidates(self, folder: Path, *, project: bool = False) -> list[_Candidate]:
         try:
             entries = sorted(folder.iterdir())
         except FileNotFoundError:
@@ -139,9 +143,11 @@ class ExtensionHost:
             if entry.name.startswith(("_", ".")):
                 continue
             if entry.is_file() and entry.suffix == ".py":
-                found.append(_Candidate(entry.stem, str(entry), _file_loader(entry)))
+                loader = _file_loader(entry, project=project)
+                found.append(_Candidate(entry.stem, str(entry), loader))
             elif entry.is_dir() and (entry / "__init__.py").is_file():
-                found.append(_Candidate(entry.name, str(entry), _file_loader(entry)))
+                loader = _file_loader(entry, project=project)
+                found.append(_Candidate(entry.name, str(entry), loader))
         return found
 
     def _entry_point_candidates(self) -> list[_Candidate]:
@@ -312,16 +318,24 @@ class ExtensionHost:
             log.exception("extension notice could not be delivered: %s", text)
 
 
-def _file_loader(path: Path) -> Callable[[], Any]:
+def _file_loader(path: Path, *, project: bool = False) -> Callable[[], Any]:
+    """``project``: from source only, never from bytecode (``extension_import``)."""
+
     def load() -> Any:
         stem = re.sub(r"\W", "_", path.stem if path.is_file() else path.name)
-        module_name = f"picode_extension_{next(_module_ids)}_{stem}"
-        if path.is_dir():
+        prefix = PROJECT_PREFIX if project else "picode_extension"
+        module_name = f"{prefix}_{next(_module_ids)}_{stem}"
+        file = path / "__init__.py" if path.is_dir() else path
+        package = path if path.is_dir() else None
+        spec: ModuleSpec | None
+        if project:
+            spec = source_spec(module_name, file, package=package)
+        elif package is not None:
             spec = importlib.util.spec_from_file_location(
-                module_name, path / "__init__.py", submodule_search_locations=[str(path)]
+                module_name, file, submodule_search_locations=[str(package)]
             )
         else:
-            spec = importlib.util.spec_from_file_location(module_name, path)
+            spec = importlib.util.spec_from_file_location(module_name, file)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot import {path}")
         module = importlib.util.module_from_spec(spec)

@@ -5,12 +5,27 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
 PRIVATE_FILE_MODE = 0o600
 PRIVATE_DIR_MODE = 0o700
+
+
+def ensure_private_dirs(*folders: Path) -> None:
+    """Each folder exists, mode 0700: created so, or tightened when it lets others in.
+
+    Done quietly: the folders are picode's own (config, data, sessions, cache), and a
+    folder that cannot be made or changed is reported by whatever writes to it later."""
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+            if os.name == "posix" and stat.S_IMODE(folder.stat().st_mode) & 0o077:
+                os.chmod(folder, PRIVATE_DIR_MODE)
+        except OSError:
+            continue
 
 
 def write_private_json(path: Path, data: Any) -> None:

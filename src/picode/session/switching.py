@@ -1,8 +1,9 @@
 """Another session file under a live AgentSession: ``/new``, ``/resume`` and ``/fork``.
 
-The tools, approval, extensions and MCP servers stay; the conversation, its usage, the
-recovery state and (unless a fork keeps what the person chose) the model and thinking
-level it was saved with are replaced, and ``SessionSwitched`` tells the front ends.
+The tools, approval policy, extensions and MCP servers stay; the conversation, its usage,
+the recovery state, the tools approved "always" (they were approved for that conversation)
+and (unless a fork keeps what the person chose) the model and thinking level it was saved
+with are replaced, and ``SessionSwitched`` tells the front ends.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from picode.session.usage import SessionUsage
 if TYPE_CHECKING:
     from picode.agent.agent import Agent
     from picode.ai.models import Model, ModelRegistry, ThinkingLevel
+    from picode.session.approval import ApprovalGate
     from picode.session.persistence import Restored, SessionRecorder
     from picode.session.recovery import RecoveryPlanner
 
@@ -26,6 +28,7 @@ class Switchable(Protocol):
     """The parts of a session a switch replaces or consults."""
 
     agent: Agent
+    approval: ApprovalGate
     recorder: SessionRecorder
     registry: ModelRegistry
     recovery: RecoveryPlanner
@@ -76,6 +79,7 @@ async def switch_to(
         session.abort()
         await session.wait_for_idle()
     restored = open_file()
+    session.approval.forget_always()
     session.save_error = None
     session.agent.replace_messages(restored.messages)
     session.usage = usage_of(restored.messages)

@@ -10,23 +10,21 @@ fingerprint of them, and any change asks again. Context files (``AGENTS.md``,
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
-import os
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from picode.ai.untrusted import one_line
 from picode.session.paths import Paths, project_dir
 from picode.session.private_files import write_private_json
+from picode.session.trust_scan import Scan
 
 __all__ = ["ProjectTrust", "TrustItem", "TrustStore", "assess_project"]
 
 TRUST_FILE_NAME = "trusted-folders.json"
-#: Files read for the fingerprint of an extensions folder; more than this is still gated.
-_MAX_FILES = 2000
-_MAX_HASHED_BYTES = 16 * 1024 * 1024
 
 Decision = Literal["trusted", "untrusted"]
 
@@ -63,7 +61,10 @@ class ProjectTrust:
         """What an untrusted run leaves out, in one message; None when nothing is."""
         if not self.items or self.trusted:
             return None
-        lines = "\n".join(f"  - {item.source}: {item.description}" for item in self.items)
+        # Descriptions quote the project's own values: one escaped line each.
+        lines = "\n".join(
+            one_line(f"  - {item.source}: {item.description}", 200) for item in self.items
+        )
         if interactive:
             how = "Trust the folder with /trust to use them."
         else:
@@ -112,17 +113,29 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
     folder = cwd.resolve()
     project = project_dir(folder)
     items: list[TrustItem] = []
-    digest = hashlib.sha256()
+    scan = Scan(project, folder)
     config_file = project / "config.toml"
     for gate in project_config_gates(paths, folder):
         items.append(TrustItem(_relative(config_file, folder), gate.description))
-        digest.update(json.dumps(["config", list(gate.loc), gate.value], default=str).encode())
-    for source, description, files in _gated_files(project):
+        scan.update("config", list(gate.loc), gate.value)
+    for source, description, files in _gated_files(project, scan):
         items.append(TrustItem(_relative(source, folder), description))
         for file in files:
-            digest.update(json.dumps(["file", _relative(file, folder)]).encode())
-            digest.update(_file_digest(file))
-    trust = ProjectTrust(folder, items, digest.hexdigest(), override=override)
+            scan.add_file(file)
+    items.extend(_link_items(scan, project))
+    fingerprint = scan.digest.hexdigest()
+    if scan.over_cap is not None:
+        # Past a bound the scan cannot vouch for what it did not read: a fingerprint no
+        # stored one matches, so the folder counts as changed every time.
+        fingerprint = "unbounded:" + secrets.token_hex(16)
+        items.append(
+            TrustItem(
+                _relative(project, folder),
+                f"holds {scan.over_cap} to check: picode cannot tell whether they change, "
+                "so it asks every time",
+            )
+        )
+    trust = ProjectTrust(folder, items, fingerprint, override=override)
     if not items:
         return trust
     store = TrustStore(paths)
@@ -147,9 +160,11 @@ def record_decision(paths: Paths, trust: ProjectTrust, decision: Decision) -> No
     trust.changed = False
 
 
-def _gated_files(project: Path) -> Iterator[tuple[Path, str, list[Path]]]:
+def _gated_files(project: Path, scan: Scan) -> Iterator[tuple[Path, str, list[Path]]]:
     extensions = project / "extensions"
-    files = _files_below(extensions)
+    # Bytecode included although the loader never reads it (extensions.py): a changed
+    # ``.pyc`` beside a project extension is worth a second look.
+    files = scan.files_below(extensions)
     if files:
         names = sorted({file.relative_to(extensions).parts[0] for file in files})
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
@@ -158,7 +173,7 @@ def _gated_files(project: Path) -> Iterator[tuple[Path, str, list[Path]]]:
     if system.is_file():
         yield system, "replaces picode's system prompt", [system]
     rules = project / "rules"
-    rule_files = [file for file in _files_below(rules) if file.suffix == ".md"]
+    rule_files = scan.files_below(rules, suffix=".md")
     if rule_files:
         yield (
             rules,
@@ -167,28 +182,17 @@ def _gated_files(project: Path) -> Iterator[tuple[Path, str, list[Path]]]:
         )
 
 
-def _files_below(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    try:
-        for root, dirs, names in os.walk(folder):
-            dirs[:] = sorted(name for name in dirs if name != "__pycache__")
-            for name in sorted(names):
-                found.append(Path(root) / name)
-                if len(found) >= _MAX_FILES:
-                    return found
-    except OSError:
-        pass
-    return found
-
-
-def _file_digest(file: Path) -> bytes:
-    digest = hashlib.sha256()
-    try:
-        with file.open("rb") as handle:
-            digest.update(handle.read(_MAX_HASHED_BYTES))
-    except OSError as exc:
-        digest.update(f"unreadable: {exc.errno}".encode())
-    return digest.digest()
+def _link_items(scan: Scan, project: Path) -> Iterator[TrustItem]:
+    """Each link leaving ``.picode/``, named: what it points to is used as if it were there."""
+    seen: set[Path] = set()
+    for link, target in scan.links_out:
+        if link in seen:
+            continue
+        seen.add(link)
+        yield TrustItem(
+            scan.relative(link),
+            f"is a link to {target}, outside {project.name}/: that is what picode would use",
+        )
 
 
 def _relative(path: Path, folder: Path) -> str:

@@ -304,8 +304,12 @@ class PicodeApp(App[int]):
         """The session could not be opened: typing asks for /new or /resume instead."""
         return self.submitter.start_failed
 
+    def hold_until_open(self, text: str) -> None:
+        """A command or ``!cmd`` sent while the session opens runs once it is open."""
+        self.submitter.hold_until_open(text)
+
     def restore_text(self, text: str) -> None:
-        """Give typed text back to the editor (a command that could not run)."""
+        """Give typed text back to the editor (a prompt that could not be sent)."""
         if text.strip():
             self.editor.insert_before([text])
             self.editor.focus()
@@ -409,7 +413,20 @@ class PicodeApp(App[int]):
         self.interrupts.handle()
 
     def action_clear_or_quit(self) -> None:
-        self.quitter.clear_or_quit()
+        self._after_typed_keys(self.quitter.clear_or_quit)
+
+    def _after_typed_keys(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once the editor has taken the keys read before this one.
+
+        Keys read together ("abc" + ctrl+d) reach the editor one message at a time, while a
+        priority binding runs at once: acting on the editor's content then would see it
+        without the keys typed just before."""
+        keepers = [p for p in self.query(EditorPlaceholder) if not p.handed_over]
+        # Behind those keys in the queue of the widget they were routed to.
+        if keepers:
+            keepers[0].call_later(keepers[0].after_pending, callback)
+        elif not self.editor.call_later(callback):
+            callback()
 
     def _selected_text(self) -> str:
         if self.editor.selected_text:
@@ -429,7 +446,13 @@ class PicodeApp(App[int]):
         self.notify(notice, severity="warning" if notice.startswith("Could") else "information")
 
     def action_quit_if_empty(self) -> None:
-        self.run_worker(self.shutdown(), exit_on_error=False)
+        self._after_typed_keys(self._quit_if_still_empty)
+
+    def _quit_if_still_empty(self) -> None:
+        if self.editor.is_empty:
+            self.run_worker(self.shutdown(), exit_on_error=False)
+        else:
+            self.editor.action_delete_right()  # what ctrl+d does to typed text
 
     async def action_quit(self) -> None:
         await self.shutdown()
@@ -485,7 +508,13 @@ class PicodeApp(App[int]):
         edit_message(self.editor, None if self.is_headless else self.suspend, self.report)
 
     def action_suspend(self) -> None:
-        self.action_suspend_process()
+        self._after_typed_keys(self._suspend_if_still_empty)
+
+    def _suspend_if_still_empty(self) -> None:
+        if self.editor.is_empty:
+            self.action_suspend_process()
+        else:
+            self.editor.action_undo()  # what ctrl+z does to typed text
 
     def _repaint_after_resume(self, _app: object) -> None:
         # The shell drew over the screen while picode was stopped: draw all of it again.

@@ -1,4 +1,10 @@
-"""The trust question: shown once per folder (and again when its gated files change)."""
+"""The trust question: shown once per folder (and again when its gated files change).
+
+What it lists comes from the project (URLs, header and model names, the folder's own name):
+each is shown on one line with control characters spelled out and cut to fit, the list
+scrolls while the choices stay on screen, and the cursor starts on "Decide later", so an
+Enter typed ahead never trusts a folder.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +13,12 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from picode.ai.untrusted import one_line
 from picode.tui.pickers.base import PickList
 
 if TYPE_CHECKING:
@@ -25,6 +32,10 @@ CHOICES: tuple[tuple[TrustAnswer, str, str], ...] = (
     ("untrusted", "Don't trust it", "ignore them here; AGENTS.md and safer settings still apply"),
     ("later", "Decide later", "ignore them this time and ask next time"),
 )
+#: Where the cursor starts: the answer that changes nothing.
+SAFE_CHOICE = 2
+#: Characters of one listed item (the dialog is at most 110 columns wide).
+ITEM_WIDTH = 104
 
 
 class TrustScreen(ModalScreen[TrustAnswer]):
@@ -47,8 +58,14 @@ class TrustScreen(ModalScreen[TrustAnswer]):
         text-style: bold;
         margin-bottom: 1;
     }
-    TrustScreen #trust-items {
+    TrustScreen #trust-list {
+        height: auto;
+        max-height: 40vh;
         margin-bottom: 1;
+    }
+    TrustScreen #trust-items {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     TrustScreen #trust-hint {
         color: $text-muted;
@@ -72,20 +89,21 @@ class TrustScreen(ModalScreen[TrustAnswer]):
 
     def compose(self) -> ComposeResult:
         trust = self.trust
+        folder = one_line(str(trust.folder), ITEM_WIDTH - 40)
         title = (
-            f"{trust.folder} changed since you last decided"
+            f"{folder} changed since you last decided"
             if trust.changed
-            else f"Do you trust the files in {trust.folder}?"
+            else f"Do you trust the files in {folder}?"
         )
         lines = [
-            "Its .picode/ folder can do more than add context:",
-            *(f"  • {item.source}: {item.description}" for item in trust.items),
-            "",
-            "Only trust a folder whose files you wrote or have read.",
+            one_line(f"  • {item.source}: {item.description}", ITEM_WIDTH) for item in trust.items
         ]
         with Vertical(id="trust"):
             yield Static(title, id="trust-title", markup=False)
-            yield Static("\n".join(lines), id="trust-items", markup=False)
+            yield Static("Its .picode/ folder can do more than add context:", markup=False)
+            with VerticalScroll(id="trust-list"):
+                yield Static("\n".join(lines), id="trust-items", markup=False)
+            yield Static("Only trust a folder whose files you wrote or have read.", markup=False)
             yield self.choices
             yield Static(
                 "↑↓ move · enter choose · y trust · n don't trust · esc later",
@@ -94,7 +112,7 @@ class TrustScreen(ModalScreen[TrustAnswer]):
             )
 
     def on_mount(self) -> None:
-        self.choices.reset(len(CHOICES))
+        self.choices.reset(len(CHOICES), cursor=SAFE_CHOICE)
         self.choices.focus()
 
     def _render_choice(self, index: int, highlighted: bool) -> Content:

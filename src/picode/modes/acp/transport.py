@@ -12,6 +12,8 @@ import asyncio
 import json
 from typing import Any
 
+from picode.modes.json_lines import TooDeepError, loads_line
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
@@ -42,7 +44,10 @@ class LineTransport:
             if not line:
                 continue
             try:
-                message = json.loads(line)
+                message = loads_line(line)
+            except TooDeepError as exc:
+                await self._refuse(None, INVALID_REQUEST, "Invalid request", str(exc))
+                continue
             except ValueError as exc:
                 await self._refuse(None, PARSE_ERROR, "Parse error", f"not JSON: {exc}")
                 continue

@@ -11,6 +11,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Literal
 
 CommandSource = Literal["builtin", "extension"]
@@ -136,9 +137,9 @@ class CommandRegistry:
 
     def parse(self, text: str) -> ParsedCommand | None:
         """``/name args`` → the command and its argument; None for text that is not a
-        command (no leading slash, or a path such as ``/usr/bin``).
+        command (no leading slash, or an existing path such as ``/usr/bin``).
 
-        Raises UnknownCommandError for ``/word`` naming no command.
+        Raises UnknownCommandError for ``/word`` naming no command and no existing path.
         """
         stripped = text.strip()
         if not stripped.startswith("/"):
@@ -148,7 +149,12 @@ class CommandRegistry:
             return None
         head = body.split(None, 1)[0]
         if not _NAME.match(head):
-            return None
+            if Path(stripped.split(None, 1)[0]).exists():
+                return None  # a message that starts with a path, such as /usr/bin
+            raise UnknownCommandError(
+                f"/{head} is neither a command nor an existing path, so it was not sent. "
+                "Type / to see the commands."
+            )
         command = self._commands.get(head)
         if command is None:
             raise UnknownCommandError(self.unknown_message(head))

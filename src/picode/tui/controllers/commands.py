@@ -1,8 +1,9 @@
 """Slash commands: parse what was sent, run the built-in or extension command, report.
 
-Every command runs in a worker (pickers wait for the person there). A command that
-cannot run (bad argument, no session yet, unknown name) says why and gives the typed text
-back to the editor: nothing typed is lost.
+Every command runs in a worker (pickers wait for the person there). A command sent while
+the session is still opening waits for it, as a prompt does. A command that cannot run (bad
+argument, unknown name) says why; its text is in the history (Up recalls it to edit), not
+left in the editor, where the next command typed would be appended to it.
 """
 
 from __future__ import annotations
@@ -95,10 +96,13 @@ class CommandController:
             parsed = self.current().parse(text)
         except UnknownCommandError as exc:
             self.app.report(str(exc), "warning")
-            self.app.restore_text(text)
             return True
         if parsed is None:
             return False
+        opening = self.app.session is None and not self.app.start_failed
+        if opening and parsed.command.name not in NO_SESSION_NEEDED:
+            self.app.hold_until_open(text)
+            return True
         self.app.run_worker(
             self.run(parsed, text), group="command", exit_on_error=False, name=parsed.command.name
         )
@@ -114,17 +118,12 @@ class CommandController:
             self.app.start_session(argument or "new", pick=pick)
             return
         if session is None and command.name not in NO_SESSION_NEEDED:
-            self.app.report(
-                f"/{command.name}: the session is still starting; try again in a moment.",
-                "warning",
-            )
-            self.app.restore_text(text)
+            self.app.report(f"/{command.name} needs a session: /new or /resume.", "warning")
             return
         try:
             await self._dispatch(command, parsed.argument, session)
         except CommandError as exc:
             self.app.report(str(exc), "warning")
-            self.app.restore_text(text)
         except Exception as exc:
             log.debug("/%s failed", command.name, exc_info=True)
             self.app.report(f"/{command.name} failed: {exc or type(exc).__name__}", "error")
@@ -271,16 +270,26 @@ class CommandController:
                 "safer settings."
             )
             return
+        self.app.config.trust = trust
         session = self.app.session
         now = "trusted" if trust.trusted else "not trusted"
         if session is not None and session.options.project_trusted != trust.trusted:
-            self.app.report(
-                f"This folder is now {now}. Restart picode (picode -c continues this "
-                "session) to apply it.",
-                "warning",
-            )
+            # At once, not from the next start: a revoked folder's approval, providers,
+            # extensions and rules must stop now. The conversation is opened again with
+            # everything prepared anew for the answer.
+            await self._reopen(session)
+            self.app.report(f"This folder is now {now}; the conversation goes on with that.")
         else:
             self.app.report(f"This folder is {now}.")
+
+    async def _reopen(self, session: AgentSession) -> None:
+        path = session.session_file_path
+        saved = session.persistent and path is not None and path.exists()
+        spec = str(path) if saved else ("new" if session.persistent else None)
+        await session.close()
+        self.app.session = None
+        self.app.transcript.clear()
+        self.app.start_session(spec, False)
 
     async def quit(self, argument: str) -> None:
         await self.app.shutdown()

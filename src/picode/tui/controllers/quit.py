@@ -66,15 +66,14 @@ class QuitController:
         self._shutting_down = False
 
     def clear_or_quit(self) -> None:
-        """Copy a selection; else clear the editor; else interrupt a run; twice: quit."""
+        """Copy a selection; else clear the editor; else interrupt a run; twice: quit.
+
+        Text in the editor is only ever cleared, even within the double press: what was
+        typed after the first press must not be lost to a quit."""
         if self._selected_text():
             self._copy_selection()
             return
         now = self._clock()
-        if self._last_press is not None and now - self._last_press <= DOUBLE_PRESS_S:
-            self._last_press = None
-            self._quit_soon()
-            return
         editor = self._editor()
         if not editor.is_empty:
             editor.reset()
@@ -82,7 +81,13 @@ class QuitController:
                 # The next press interrupts the run rather than quitting.
                 self._last_press = None
                 return
-        elif self._interrupts.abort_run():
+            self._arm(now, "Press ctrl+c again to quit")
+            return
+        if self._last_press is not None and now - self._last_press <= DOUBLE_PRESS_S:
+            self._last_press = None
+            self._quit_soon()
+            return
+        if self._interrupts.abort_run():
             self._arm(now, "Interrupted · press ctrl+c again to quit")
             return
         self._arm(now, "Press ctrl+c again to quit")

@@ -99,6 +99,16 @@ class Submitter:
     def wait_for_session(self, text: str, follow_up: bool = False) -> None:
         self._waiting.append((text, follow_up))
 
+    def hold_until_open(self, text: str, follow_up: bool = False) -> None:
+        """Sent before the session is open: goes out, in order, once it is."""
+        self.wait_for_session(text, follow_up)
+        what = (
+            "your command will run"
+            if text.lstrip()[:1] in ("/", "!")
+            else "your message will be sent"
+        )
+        self._host.status.set_notice(f"Starting the session… {what}")
+
     def _send_waiting(self) -> None:
         """The session is open: what was sent meanwhile goes out, in order."""
         waiting, self._waiting = self._waiting, []
@@ -126,8 +136,7 @@ class Submitter:
             host.restore_text(text)
             return
         if session is None:
-            self.wait_for_session(text, follow_up)
-            host.status.set_notice("Starting the session… your message will be sent")
+            self.hold_until_open(text, follow_up)
             return
         host.status.set_notice(None)
         if session.is_running and not mentions_files(text):
@@ -142,9 +151,11 @@ class Submitter:
         if not command:
             host.report("Type a command after ! (e.g. !git status).", "warning")
             host.restore_text(text)
-        elif session is None:
-            host.report("The session is still starting; run it again in a moment.", "warning")
+        elif session is None and self.start_failed:
+            self._report_no_session(NO_SESSION_TEXT, "warning")
             host.restore_text(text)
+        elif session is None:
+            self.hold_until_open(text)
         else:
             host.run_worker(host.shell.run(command, add_to_context), exit_on_error=False)
 

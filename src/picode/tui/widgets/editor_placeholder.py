@@ -7,6 +7,8 @@ typed or pasted before the editor takes its place, for the editor, in order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import events
 from textual.content import Content
 from textual.widget import Widget
@@ -30,8 +32,9 @@ class EditorPlaceholder(Static, can_focus=True):
             Content.assemble((placeholder[:1], "$background on $foreground"), placeholder[1:]),
             id="editor-placeholder",
         )
-        #: Keys and pastes that arrived before the editor, oldest first.
-        self.pending: list[events.Key | events.Paste] = []
+        #: Keys, pastes and app actions waiting on them that arrived before the editor,
+        #: oldest first.
+        self.pending: list[events.Key | events.Paste | Callable[[], object]] = []
         self._editor: Widget | None = None
 
     def on_key(self, event: events.Key) -> None:
@@ -43,10 +46,19 @@ class EditorPlaceholder(Static, can_focus=True):
         event.stop()
         self._keep(events.Paste(event.text))
 
-    def _keep(self, event: events.Key | events.Paste) -> None:
+    @property
+    def handed_over(self) -> bool:
+        """The editor has the kept keys: what comes now goes straight to it."""
+        return self._editor is not None
+
+    def after_pending(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once the editor has taken every key kept so far."""
+        self._keep(callback)
+
+    def _keep(self, event: events.Key | events.Paste | Callable[[], object]) -> None:
         if self._editor is not None:
             # Routed here by the app before the focus moved: pass it on.
-            self._editor.post_message(event)
+            _pass_on(self._editor, event)
         else:
             self.pending.append(event)
 
@@ -63,7 +75,14 @@ class EditorPlaceholder(Static, can_focus=True):
             app.set_focus(editor)
         # They passed the app's bindings already: straight into the editor's queue.
         for event in self.pending:
-            editor.post_message(event)
+            _pass_on(editor, event)
         self.pending.clear()
         # Last, after anything still routed here in the meantime has been passed on.
         self.call_later(self.remove)
+
+
+def _pass_on(editor: Widget, event: events.Key | events.Paste | Callable[[], object]) -> None:
+    if isinstance(event, events.Event):
+        editor.post_message(event)
+    else:
+        editor.call_later(event)

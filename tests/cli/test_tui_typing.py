@@ -1,0 +1,69 @@
+"""What is typed is never lost and never sent by accident: the installed picode in a pty,
+keys sent as a person sends them (#28 items 1, 3, 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+pytest.importorskip("pyte")
+pytest.importorskip("pty")  # POSIX only: it needs termios
+
+from tests.cli.apis import AnthropicDriver, use
+from tests.cli.harness import PicodeEnv
+from tests.cli.terminal import CTRL_C, CTRL_D, Terminal, terminals
+from tests.wire.server import WireServer
+
+API = AnthropicDriver()
+
+Start = Callable[..., Terminal]
+
+
+@pytest.fixture
+def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
+    use(API, wire, picode)
+    with terminals(picode, API.model) as start:
+        yield start
+
+
+def test_ctrl_c_with_new_text_in_the_editor_clears_it_and_never_quits(tui: Start) -> None:
+    terminal = tui()
+    terminal.send(b"first draft")
+    terminal.wait_for_text("first draft")
+    terminal.send(CTRL_C)
+    terminal.wait_for_text("ctrl+c again to quit")
+    terminal.send(b"hello")
+    terminal.wait_for_text("hello")
+    terminal.send(CTRL_C)  # within the double press: the editor holds new text
+    terminal.wait_for_gone("hello")
+    assert terminal.alive
+    terminal.send(CTRL_D)
+    assert terminal.wait_exit() == 0
+
+
+def test_a_refused_command_is_not_joined_to_the_next_one(tui: Start, wire: WireServer) -> None:
+    terminal = tui()
+    terminal.type("/fork")
+    terminal.wait_for_text("Nothing to fork from")
+    terminal.type("/compact")
+    terminal.wait_for_text("Nothing to compact")
+    terminal.type("/fork/compact")
+    terminal.wait_for_text("not sent")
+    assert wire.requests == []  # none of them reached the model
+    assert terminal.alive
+    terminal.send(CTRL_D)
+    assert terminal.wait_exit() == 0
+
+
+def test_keys_in_one_read_apply_in_order(tui: Start) -> None:
+    terminal = tui()
+    terminal.send(b"qzx" + CTRL_D)  # one write: ctrl+d must see "qzx" in the editor
+    terminal.wait_for_text("qzx")
+    terminal.send(b"\x1b[D" + CTRL_D)  # left, then delete the "x"
+    terminal.wait_until(lambda screen: "qzx" not in screen and "qz" in screen, "x deleted")
+    assert terminal.alive
+    terminal.send(CTRL_C)
+    terminal.wait_for_gone("qz")
+    terminal.send(CTRL_D)
+    assert terminal.wait_exit() == 0
