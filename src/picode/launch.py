@@ -164,6 +164,8 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         if args.thinking:
             warnings.append(f"{model.ref} does not think; thinking level set to off")
         thinking = "off"
+    sandbox = sandbox_config(settings, paths)
+    warnings.extend(sandbox_warnings(sandbox))
     options = SessionOptions(
         cwd=cwd,
         paths=paths,
@@ -172,7 +174,10 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         model=model,
         thinking=thinking,
         tools=coding_tools(
-            cwd, names=parse_tools(args.tools), bash_timeout_s=settings.bash.default_timeout_s
+            cwd,
+            names=parse_tools(args.tools),
+            bash_timeout_s=settings.bash.default_timeout_s,
+            sandbox=sandbox,
         ),
         session=session_spec(args, interactive=interactive),
         system_prompt=args.system_prompt,
@@ -270,6 +275,30 @@ def session_spec(args: argparse.Namespace, *, interactive: bool) -> Any:
     return "new"
 
 
+def sandbox_config(settings: Any, paths: Any) -> Any:
+    """``[sandbox]`` plus picode's own folders, as ``tools.sandbox`` takes them."""
+    from picode.tools.sandbox import SandboxConfig
+
+    table = settings.sandbox
+    return SandboxConfig(
+        enabled=table.enabled,
+        network=table.network,
+        writable=tuple(Path(path).expanduser() for path in table.writable),
+        protected=(paths.config_dir, paths.data_dir, paths.cache_dir),
+        secret_files=(paths.auth_file,),
+        user_commands=table.user_commands,
+        allow_hosts=tuple(table.allow_hosts),
+    )
+
+
+def sandbox_warnings(config: Any) -> list[str]:
+    """Said once at start-up: the sandbox cannot work here, or cannot honour a setting."""
+    from picode.tools.sandbox import unavailable_warning
+
+    missing = unavailable_warning(config)
+    return [missing] if missing else []
+
+
 def parse_tools(value: str | None) -> list[str] | None:
     if value is None:
         return None
@@ -337,11 +366,34 @@ def build_prompt(words: list[str], *, read_stdin: bool) -> tuple[str, list[Any]]
             print(f"picode: warning: {warning}", file=sys.stderr)
         attachments = found.blocks
     text = typed
-    if read_stdin:
+    # With a prompt given, an open pipe that sends nothing (a harness that never closes it)
+    # must not hold the run forever; without one, stdin is the prompt and is waited for.
+    if read_stdin and (not typed or _stdin_speaks_within(STDIN_GRACE_S)):
         piped = _read_stdin()
         if piped.strip():
             text = f"{text}\n\n{piped}" if text else piped
+    elif read_stdin:
+        print(
+            f"picode: warning: nothing came on stdin within {STDIN_GRACE_S:g} s; "
+            "answering the prompt without it",
+            file=sys.stderr,
+        )
     return text, attachments
+
+
+#: How long piped stdin may stay silent, when a prompt was given as words, before it is left.
+STDIN_GRACE_S = 2.0
+
+
+def _stdin_speaks_within(seconds: float) -> bool:
+    """True when stdin has data or its end within ``seconds`` (or cannot be polled)."""
+    import select
+
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], seconds)
+    except (OSError, ValueError, TypeError):  # no pollable descriptor (Windows pipes, tests)
+        return True
+    return bool(ready)
 
 
 def _read_stdin() -> str:

@@ -71,6 +71,52 @@ def test_cancel_closes_the_model_request(wire: WireServer, picode: PicodeEnv) ->
     assert len(wire.requests) == 1, "the refused prompt must not reach the model"
 
 
+def test_a_prompt_sent_right_after_cancel_waits_for_it_and_runs(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    from acp import text_block
+
+    api = point_at(wire, picode)
+    wire.enqueue(api.text_then("Thinking about", Stall()), api.text("Second answer."))
+    client = RecordingClient()
+
+    async def script() -> Any:
+        async with connect(picode, client, "--model", api.model) as (conn, _):
+            session_id = (await new_session(conn, picode.project)).session_id
+            running = asyncio.ensure_future(
+                conn.prompt(session_id=session_id, prompt=[text_block("long question")])
+            )
+            await client.wait_for("agent_message_chunk")
+            # Cancel, then ask at once, without waiting for the cancelled prompt's answer.
+            await conn.cancel(session_id=session_id)
+            second = await prompt(conn, session_id, "next question")
+            return await asyncio.wait_for(running, TIMEOUT), second
+
+    first, second = asyncio.run(script())
+    assert first.stop_reason == "cancelled"
+    assert second.stop_reason == "end_turn"
+    assert "Second answer." in client.agent_text()
+
+
+def test_an_empty_prompt_is_refused_and_never_reaches_the_model(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    from acp import RequestError, text_block
+
+    api = point_at(wire, picode)
+    client = RecordingClient()
+
+    async def script() -> None:
+        async with connect(picode, client, "--model", api.model) as (conn, _):
+            session_id = (await new_session(conn, picode.project)).session_id
+            for empty in ([], [text_block("   \n")]):
+                with pytest.raises(RequestError, match="Invalid params"):
+                    await conn.prompt(session_id=session_id, prompt=empty)
+
+    asyncio.run(script())
+    assert wire.requests == []
+
+
 def test_an_edit_is_a_tool_call_with_a_diff(wire: WireServer, picode: PicodeEnv) -> None:
     api = point_at(wire, picode)
     target = picode.project / "app.py"

@@ -72,3 +72,30 @@ def _streamed_text(events: list[dict[str, Any]]) -> str:
         for event in events
         if event["type"] == "message_update" and event["event"]["type"] == "text_delta"
     )
+
+
+def test_an_open_silent_stdin_does_not_hold_a_prompt_given_as_words(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    from tests.cli.apis import AnthropicDriver, use
+
+    api = use(AnthropicDriver(), wire, picode)
+    wire.enqueue(api.text("Answered."))
+    child = picode.start("-p", "hello", "--model", api.model)  # stdin: a pipe left open
+    try:
+        assert child.wait(timeout=60) == 0
+    finally:
+        child.stop()
+    assert child.lines.get(timeout=5) == "Answered.\n"
+    assert "nothing came on stdin" in child.stderr()
+
+
+def test_piped_stdin_still_joins_the_prompt(wire: WireServer, picode: PicodeEnv) -> None:
+    from tests.cli.apis import AnthropicDriver, use
+
+    api = use(AnthropicDriver(), wire, picode)
+    wire.enqueue(api.text("Reviewed."))
+    result = picode.run("-p", "review this", "--model", api.model, stdin="diff --git a b\n")
+    assert result.returncode == 0, result.stderr
+    body = wire.requests[0].body.decode()
+    assert "review this" in body and "diff --git a b" in body

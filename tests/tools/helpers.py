@@ -71,6 +71,24 @@ def has_child_named(name: str) -> bool:
     return False
 
 
+def sleeps_of(seconds: str) -> list[int]:
+    """Live ``sleep <seconds>`` processes, whatever their group or PID namespace (Linux)."""
+    wanted = [b"sleep", seconds.encode()]
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            stat = (entry / "stat").read_bytes()
+        except OSError:
+            continue
+        state = stat[stat.rfind(b")") + 2 :].split()[0]
+        if argv[:2] == wanted and state not in (b"Z", b"X"):
+            found.append(int(entry.name))
+    return found
+
+
 def group_running(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)

@@ -48,6 +48,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "mcp",
         "hotkeys",
         "trust",
+        "sandbox",
         "quit",
     ]
     assert registry.get("/compact") is not None
@@ -120,7 +121,7 @@ def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> No
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 15
+    assert len(BUILTIN_COMMANDS) == 16
 
 
 # --- triggers -----------------------------------------------------------------------------

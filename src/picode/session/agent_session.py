@@ -43,7 +43,13 @@ from picode.ai.types import (
     UserContent,
     UserMessage,
 )
-from picode.session.approval import ApprovalGate, ApprovalPolicy, Approver, ProtectedPaths
+from picode.session.approval import (
+    ApprovalGate,
+    ApprovalPolicy,
+    Approver,
+    ProtectedPaths,
+    offer_escalation,
+)
 from picode.session.credentials import Credentials
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
@@ -113,6 +119,7 @@ class AgentSession:
         for problem in self.extensions.load() if options.load_extensions else []:
             self._notice(problem, "warning", "extensions")
         tools = self._compose_tools(options.tools)
+        offer_escalation(tools, self.approval)
         restored = self.recorder.open(options.session)
         model, thinking = options.model, options.thinking
         # A resumed session keeps its model and thinking level unless the command line
@@ -302,6 +309,25 @@ class AgentSession:
     def set_approver(self, approver: Approver) -> None:
         """Who answers approval asks (the front end's prompt)."""
         self.approval.approver = approver
+
+    def set_escalator(self, escalator: Approver) -> None:
+        """Who is asked to run a command the sandbox blocked outside it (whatever the
+        approval policy); without one the command's result says what was blocked."""
+        self.approval.escalator = escalator
+
+    @property
+    def sandbox_state(self) -> tuple[bool, bool] | None:
+        """(confining, network allowed) of the commands' sandbox; None without one."""
+        sandboxes = self.approval.sandboxes
+        if not sandboxes:
+            return None
+        return bool(sandboxes[0].active), bool(sandboxes[0].network())
+
+    def allow_sandbox_network(self, allowed: bool) -> None:
+        """Give sandboxed commands the network for the rest of this session, or take back
+        what was given this session (what config.toml allows stays)."""
+        for sandbox in self.approval.sandboxes:
+            sandbox.network_for_session = allowed
 
     def tool(self, name: str) -> AgentTool | None:
         """The tool of that name the model can call now, if any."""

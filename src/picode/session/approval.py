@@ -11,7 +11,7 @@ what runs, whatever control characters the arguments hold."""
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +35,9 @@ class ApprovalRequest:
     args: dict[str, Any]
     #: What a person needs to decide: the command, or the change as a diff or the new content.
     preview: str
+    #: Set when the sandbox blocked this command: what it blocked. The question is then
+    #: whether to run it outside the sandbox ("always" = and allow network this session).
+    escalation: str | None = None
     #: Set when the call touches a protected path: what that path is ("a shell start-up file").
     protected: str | None = None
 
@@ -63,11 +66,19 @@ class ApprovalGate:
         self._always: set[str] = set()
         #: MCP tools as the session offers them now, less those approved in the config.
         self.gated_as_all: frozenset[str] = frozenset()
+        #: Who is asked to let a command the sandbox blocked run outside it; None: nobody
+        #: (headless modes), the command's result says what was blocked instead.
+        self.escalator: Approver | None = None
+        #: The sandboxes of the session's tools (``offer_escalation``), duck-typed.
+        self.sandboxes: list[Any] = []
 
     def forget_always(self) -> None:
         """ "Always" was said for one conversation: another one (``/new``, ``/resume``,
-        ``/fork``) starts asking again."""
+        ``/fork``) starts asking again, and the sandbox takes back the network it was given
+        for the conversation."""
         self._always.clear()
+        for sandbox in self.sandboxes:
+            sandbox.network_for_session = False
 
     def needs_approval(self, tool_name: str) -> bool:
         gated = tool_name in _GATED[self.policy] or (
@@ -93,6 +104,30 @@ class ApprovalGate:
             return None
         reason = (decision.reason or "").strip()
         return f"The user denied this {tool_name} call" + (f": {reason}" if reason else ".")
+
+    async def escalate(
+        self, command: str, blocked: str
+    ) -> Literal["once", "network", "no", "unasked"]:
+        """Run ``command``, blocked by the sandbox, outside it? Asked whatever the policy."""
+        if self.escalator is None:
+            return "unasked"
+        args = {"command": command}
+        request = ApprovalRequest("", "bash", args, preview_for("bash", args), blocked)
+        decision = await self.escalator(request)
+        if decision.kind == "yes":
+            return "once"
+        return "network" if decision.kind == "always" else "no"
+
+
+def offer_escalation(tools: Iterable[object], gate: ApprovalGate) -> None:
+    """Let sandboxed tools (bash's ``sandbox``) ask through ``gate`` to leave the sandbox.
+
+    Matched by shape: the session does not import tools."""
+    for tool in tools:
+        sandbox = getattr(tool, "sandbox", None)
+        if sandbox is not None and hasattr(sandbox, "escalate"):
+            sandbox.escalate = gate.escalate
+            gate.sandboxes.append(sandbox)
 
 
 def preview_for(tool_name: str, args: dict[str, Any], *, cwd: Path | None = None) -> str:
@@ -233,7 +268,9 @@ async def _ask_protected(
         return _refusal(tool_name, target, what, "there is no one to ask in this mode.")
     cwd = gate.protected.cwd if gate.protected else None
     preview = preview_for(tool_name, args, cwd=cwd)
-    decision = await gate.approver(ApprovalRequest(call_id, tool_name, args, preview, what))
+    decision = await gate.approver(
+        ApprovalRequest(call_id, tool_name, args, preview, protected=what)
+    )
     # "always" is taken as yes for this call only: a protected path is asked about each time.
     if decision.kind in ("yes", "always"):
         return None

@@ -25,6 +25,7 @@ from picode.session.config_lines import (
     syntax_error_line,
 )
 from picode.session.config_mcp import McpServer, McpSettings
+from picode.session.config_sandbox import SandboxSettings, clamp_project
 from picode.session.paths import Paths, project_dir
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "McpServer",
     "McpSettings",
     "RetrySettings",
+    "SandboxSettings",
     "Settings",
     "ToolsSettings",
     "TtsrSettings",
@@ -125,6 +127,7 @@ class Settings(_Section):
     ttsr: TtsrSettings = Field(default_factory=TtsrSettings)
     edit_guard: EditGuardSettings = Field(default_factory=EditGuardSettings)
     bash: BashSettings = Field(default_factory=BashSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
     mcp: McpSettings = Field(default_factory=McpSettings)
@@ -172,6 +175,8 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
     user = _read_layer(paths.user_config_file, problems, salvage=True)
     project = _read_layer(project_dir(cwd) / CONFIG_FILE_NAME, problems)
     layers = [layer for layer in (user, project) if layer is not None]
+    if project is not None:
+        _clamp_sandbox(user, project, problems)
     ignored: list[Gate] = []
     if project is not None and not project_trusted:
         # The user's own settings decide what counts as loosening; validated alone first.
@@ -182,6 +187,14 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
     settings = _validate(layers, problems)
     _drop_providers_without_api(settings, layers, problems)
     return LoadedConfig(settings, problems, [layer.file for layer in layers], ignored)
+
+
+def _clamp_sandbox(user: _Layer | None, project: _Layer, problems: list[ConfigProblem]) -> None:
+    """Trusted or not, a project may only tighten the sandbox (config_sandbox.py)."""
+    mine = user.data.get("sandbox") if user is not None else None
+    for key, why in clamp_project(mine, project.data):
+        line = line_of(project.lines, tuple(key.split(".")))
+        problems.append(ConfigProblem(project.file, line, key, f"ignored: {why}", "warning"))
 
 
 def gates_of(project: dict[str, Any], user: Settings) -> list[Gate]:

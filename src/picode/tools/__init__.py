@@ -19,6 +19,7 @@ from picode.tools.find import FindTool
 from picode.tools.grep import GrepTool
 from picode.tools.ls import LsTool
 from picode.tools.read import ReadTool
+from picode.tools.sandbox import Sandbox, SandboxConfig
 from picode.tools.write import WriteTool
 
 _FACTORIES: dict[str, Callable[[Path, FileAccess], AgentTool]] = {
@@ -44,6 +45,8 @@ __all__ = [
     "GrepTool",
     "LsTool",
     "ReadTool",
+    "Sandbox",
+    "SandboxConfig",
     "WriteTool",
     "coding_tools",
 ]
@@ -55,10 +58,12 @@ def coding_tools(
     names: Sequence[str] | None = None,
     bash_timeout_s: float | None = None,
     files: FileAccess = DISK,
+    sandbox: SandboxConfig | None = None,
 ) -> list[AgentTool]:
     """Tools working in ``cwd``, in the order of ``names`` (default: all, ``ALL_TOOL_NAMES``);
     ``bash_timeout_s``: bash's limit when the model gives none (None: its default);
-    ``files``: where read, write and edit get and put file contents."""
+    ``files``: where read, write and edit get and put file contents; ``sandbox``: what
+    confines bash (None: nothing)."""
     wanted = ALL_TOOL_NAMES if names is None else tuple(dict.fromkeys(names))
     unknown = [name for name in wanted if name not in _FACTORIES]
     if unknown:
@@ -69,4 +74,6 @@ def coding_tools(
     for tool in tools:
         if isinstance(tool, BashTool) and bash_timeout_s is not None:
             tool.default_timeout_s = bash_timeout_s
+        if isinstance(tool, BashTool) and sandbox is not None:
+            tool.sandbox = Sandbox(sandbox)
     return tools

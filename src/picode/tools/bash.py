@@ -2,9 +2,11 @@
 
 details: ``{"exit_code": int | None, "signal": str | None, "truncated": bool,
 "full_output_path": str | None, "timed_out": bool, "aborted": bool, "total_bytes": int,
-"total_lines": int}``. ``exit_code`` is None when the shell was killed by a signal (named in
-``signal``). Partial results sent to ``on_update`` carry the output tail so far and
-``{"truncated", "full_output_path", "total_bytes", "total_lines"}``.
+"total_lines": int, "sandbox_blocked"?: str}``. ``sandbox_blocked`` (present only when
+the sandbox stopped the command) says what it blocked. ``exit_code`` is None when the shell
+was killed by a signal (named in ``signal``). Partial results sent to ``on_update`` carry
+the output tail so far and ``{"truncated", "full_output_path", "total_bytes",
+"total_lines"}``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from picode.ai.abort import AbortSignal
 from picode.tools._files import format_size
 from picode.tools._output import OutputCapture, prune_old_logs
 from picode.tools._process import signal_group, terminate_group
+from picode.tools._watchdog import WATCHDOG
+from picode.tools.sandbox import Sandbox, how_to_allow
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +121,11 @@ class BashTool(BaseTool):
         max_lines: int = MAX_LINES,
         max_bytes: int = MAX_BYTES,
         default_timeout_s: float = DEFAULT_TIMEOUT_S,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.cwd = cwd
+        #: Confines the command (docs/security.md, "Sandbox"); None runs it unconfined.
+        self.sandbox = sandbox
         self.shell = shell
         self.max_lines = max_lines
         self.max_bytes = max_bytes
@@ -127,6 +134,19 @@ class BashTool(BaseTool):
         self.default_timeout_s = default_timeout_s
         prune_old_logs()
 
+    def for_user(self) -> BashTool:
+        """This tool for ``!cmd`` typed by the user: unconfined unless the config says
+        ``[sandbox] user_commands = true`` (the user typed it; the model did not)."""
+        if self.sandbox is None or self.sandbox.config.user_commands:
+            return self
+        return BashTool(
+            self.cwd,
+            shell=self.shell,
+            max_lines=self.max_lines,
+            max_bytes=self.max_bytes,
+            default_timeout_s=self.default_timeout_s,
+        )
+
     async def run(self, args: BashParams, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
         if not args.command.strip():
             raise ToolError("The command is empty.")
@@ -134,7 +154,54 @@ class BashTool(BaseTool):
             raise ToolError(f"The working folder {self.cwd} does not exist.")
         if signal.aborted:
             raise ToolError("Aborted before the command started.")
+        sandbox = self.sandbox if self.sandbox is not None and self.sandbox.active else None
+        mark = await sandbox.prepare() if sandbox is not None else 0
+        result, outcome = await self._execute(args, signal, on_update, sandbox)
+        if sandbox is None or outcome != "failed":
+            return result
+        blocked = sandbox.blocked(result.text_content, self.cwd, mark)
+        if blocked is None:
+            return result
+        return await self._escalate(args, signal, on_update, sandbox, blocked, result)
+
+    async def _escalate(
+        self,
+        args: BashParams,
+        signal: AbortSignal,
+        on_update: OnUpdate,
+        sandbox: Sandbox,
+        blocked: str,
+        result: ToolResult,
+    ) -> ToolResult:
+        """Ask once to run the command outside the sandbox; without anyone to ask, say what
+        was blocked and how to allow it."""
+        note = f"[The sandbox blocked {blocked}."
+        escalate = sandbox.escalate
+        choice = "unasked" if escalate is None else await escalate(args.command, blocked)
+        if choice == "unasked":
+            return _with_note(result, f"{note} To allow it, {how_to_allow(blocked)}.]", blocked)
+        if choice == "no" or signal.aborted:
+            return _with_note(
+                result, f"{note} The user chose not to run it outside the sandbox.]", blocked
+            )
+        if choice == "network":
+            sandbox.network_for_session = True
+        again, _ = await self._execute(args, signal, on_update, None)
+        note += " The user let it run outside the sandbox.]"
+        return _with_note(again, note, blocked, first=True)
+
+    async def _execute(
+        self,
+        args: BashParams,
+        signal: AbortSignal,
+        on_update: OnUpdate,
+        sandbox: Sandbox | None,
+    ) -> tuple[ToolResult, str]:
+        """Run once; the outcome is "ok", "failed" (non-zero exit) or "stopped"."""
         shell = self.shell or user_shell()
+        argv = [shell, "-c", args.command]
+        if sandbox is not None:
+            argv = sandbox.wrap(argv, self.cwd)
         capture = OutputCapture(self.max_lines, self.max_bytes)
         updates = ThrottledUpdates(
             on_update, lambda: self._partial(capture), UPDATE_INTERVAL_SECONDS
@@ -145,9 +212,7 @@ class BashTool(BaseTool):
             # only returns once the pipes close, which a background job can delay forever.
             transport, command = await loop.subprocess_exec(
                 lambda: CommandProtocol(capture, updates.poke),
-                shell,
-                "-c",
-                args.command,
+                *argv,
                 cwd=self.cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -155,9 +220,13 @@ class BashTool(BaseTool):
                 start_new_session=True,
             )
         except OSError as exc:
-            raise ToolError(f"Cannot start {shell}: {exc.strerror or exc}.") from None
-        # start_new_session makes the shell a session and group leader: pgid == pid.
+            raise ToolError(f"Cannot start {argv[0]}: {exc.strerror or exc}.") from None
+        # start_new_session makes the shell (or bwrap) a session and group leader.
         pgid = transport.get_pid()
+        # Inside the sandbox bwrap dies with picode and takes its PID namespace along.
+        watched = sandbox is None
+        if watched:
+            WATCHDOG.watch(pgid)
         stop = asyncio.Event()
         stop_reason: list[str] = []
 
@@ -192,6 +261,8 @@ class BashTool(BaseTool):
                 await asyncio.wait({command.exited}, timeout=_DRAIN_SECONDS)
             raise
         finally:
+            if watched:
+                WATCHDOG.forget(pgid)
             unsubscribe()
             stopped.cancel()
             updates.cancel()
@@ -199,7 +270,9 @@ class BashTool(BaseTool):
         returncode = transport.get_returncode()
         assert returncode is not None
         reason = stop_reason[0] if stop_reason else None
-        return self._final(capture, returncode, reason, self._timeout(args), leftovers)
+        result = self._final(capture, returncode, reason, self._timeout(args), leftovers)
+        outcome = "stopped" if reason is not None else "failed" if returncode != 0 else "ok"
+        return result, outcome
 
     def _partial(self, capture: OutputCapture) -> ToolResult:
         tail = capture.render()
@@ -285,6 +358,13 @@ class CommandProtocol(asyncio.SubprocessProtocol):
     def process_exited(self) -> None:
         if not self.exited.done():
             self.exited.set_result(None)
+
+
+def _with_note(result: ToolResult, note: str, blocked: str, *, first: bool = False) -> ToolResult:
+    text = result.text_content
+    joined = f"{note}\n\n{text}" if first else f"{text}\n\n{note}"
+    details = {**(result.details or {}), "sandbox_blocked": blocked}
+    return ToolResult.text(joined, details, is_error=result.is_error)
 
 
 def _signal_name(number: int) -> str:

@@ -53,6 +53,13 @@ _KEYS: tuple[tuple[str, str], ...] = (
     ("n", "no (then type a reason, Enter)"),
     ("esc", "no, and stop"),
 )
+#: Leaving the sandbox: "always" means "and allow network for this session".
+_ESCALATION_KEYS: tuple[tuple[str, str], ...] = (
+    ("y", "yes, once"),
+    ("a", "yes, and allow network for this session"),
+    ("n", "no (then type a reason, Enter)"),
+    ("esc", "no, and stop"),
+)
 
 
 def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> Content:
@@ -113,6 +120,8 @@ def _clip(line: str) -> str:
 
 
 def title_for(request: ApprovalRequest) -> str:
+    if request.escalation is not None:
+        return f"The sandbox blocked {request.escalation}. Run this command outside it?"
     verb = {"bash": "Run this command", "write": "Write this file", "edit": "Make this edit"}
     # An MCP tool's name comes from its server: spelled out like its arguments.
     name = one_line(tool_display_name(request.tool_name) or request.tool_name)
@@ -233,7 +242,8 @@ class ApprovalPrompt(Widget, can_focus=True):
     def _keys_content(self, *, armed: bool) -> Content:
         key_style = "bold $accent" if armed else "bold $text-muted"
         parts: list[Content] = []
-        for key, meaning in _KEYS:
+        keys = _KEYS if self.request.escalation is None else _ESCALATION_KEYS
+        for key, meaning in keys:
             parts.append(Content.assemble((key, key_style), " ", (meaning, "$text-muted")))
         return Content(" · ").join(parts)
 

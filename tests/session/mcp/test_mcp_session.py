@@ -120,6 +120,27 @@ def test_a_server_that_dies_reports_it_and_the_next_call_starts_it_again(
     run(scenario(), timeout=60)
 
 
+def test_a_call_right_after_the_server_died_starts_it_again(
+    harness: SessionHarness, record: Path
+) -> None:
+    # No pause between the two calls: the dead server's streams are still closing when the
+    # second call comes, and it must restart the server, not report it as "ready".
+    async def scenario() -> None:
+        faux = harness.faux(call("crash"), call("echo", text="again"), text_turn("done"))
+        session = await harness.open(faux, settings=settings_with(files=stdio_server(record)))
+        await session.wait_for_mcp()
+        await session.prompt("crash it, then echo")
+        crashed, echoed = results(session)
+        assert crashed.is_error
+        assert not echoed.is_error, echoed.text
+        assert echoed.text == "echo: again"
+        assert len([line for line in recorded(record) if line.startswith("started")]) == 2
+        await session.close()
+        assert session.mcp_servers()[0].state != "ready"  # nothing is ready after close
+
+    run(scenario(), timeout=60)
+
+
 def test_a_call_past_timeout_s_fails_and_the_server_is_told(
     harness: SessionHarness, record: Path
 ) -> None:

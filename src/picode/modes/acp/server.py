@@ -7,6 +7,7 @@ terminal) resume what an editor started.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import re
@@ -57,11 +58,13 @@ from picode.modes.acp.updates import (
 from picode.modes.output import warn
 from picode.session.approval import ApprovalDecision, ApprovalRequest
 from picode.session.events import Notice
-from picode.tools import DISK, FileAccess, coding_tools
+from picode.tools import DISK, BashTool, FileAccess, coding_tools
 
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
+#: How long a prompt sent right after session/cancel waits for the cancelled one to end.
+CANCEL_SETTLE_S = 10.0
 STOP_REASONS: dict[str, Any] = {"stop": "end_turn", "length": "max_tokens", "aborted": "cancelled"}
 #: What picode's session ids look like; anything else (a path, say) is not looked up.
 SESSION_ID = re.compile(r"[0-9A-Za-z_-]{1,128}")
@@ -111,6 +114,8 @@ class Hosted:
     prompting: bool = False
     #: session/cancel came during this prompt: it ends "cancelled", whatever ran last.
     cancelled: bool = False
+    #: Set while no prompt is being handled: a prompt sent right after a cancel waits on it.
+    idle: asyncio.Event = dataclasses.field(default_factory=lambda: _set(asyncio.Event()))
 
 
 class PicodeAcpAgent:
@@ -256,7 +261,12 @@ class PicodeAcpAgent:
     def _tools(self, folder: Path, link: SessionLink, files: FileAccess) -> list[Any]:
         timeout = self.options.settings.bash.default_timeout_s
         names = [tool.name for tool in self.options.tools]
-        tools = coding_tools(folder, names=names, bash_timeout_s=timeout, files=files)
+        # The launcher's sandbox settings confine this folder's bash the same way.
+        launched = next((t for t in self.options.tools if isinstance(t, BashTool)), None)
+        sandbox = launched.sandbox.config if launched and launched.sandbox else None
+        tools = coding_tools(
+            folder, names=names, bash_timeout_s=timeout, files=files, sandbox=sandbox
+        )
         if not self.client.terminal:
             return tools
         return [
@@ -313,15 +323,25 @@ class PicodeAcpAgent:
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
         hosted = self._hosted(session_id)
+        if hosted.prompting and hosted.cancelled:
+            # Cancel-then-ask: the cancelled prompt is settling; this one goes next.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(hosted.idle.wait(), CANCEL_SETTLE_S)
         if hosted.prompting:
             raise RequestError.invalid_request(
                 {"message": "a prompt is already running in this session; cancel it first"}
             )
+        text, images = prompt_parts(prompt)
+        if not text.strip() and not images:
+            raise RequestError.invalid_params({"message": "the prompt is empty"})
         hosted.prompting, hosted.cancelled = True, False
+        hosted.idle.clear()
         try:
+            await hosted.session.wait_for_idle()  # an aborted run may still be unwinding
             return await self._run_prompt(hosted, prompt)
         finally:
             hosted.prompting = False
+            hosted.idle.set()
 
     async def _run_prompt(self, hosted: Hosted, prompt: list[Any]) -> PromptResponse:
         from picode.agent.agent import AgentBusyError
@@ -356,6 +376,11 @@ class PicodeAcpAgent:
         if hosted is not None and hosted.prompting:
             hosted.cancelled = True
             hosted.session.abort()
+
+
+def _set(event: asyncio.Event) -> asyncio.Event:
+    event.set()
+    return event
 
 
 def _preview(text: str) -> list[ToolContent]:

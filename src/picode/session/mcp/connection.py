@@ -56,6 +56,8 @@ class McpConnection:
         self._connecting: anyio.CancelScope | None = None
         self._stopping = False
         self._refreshing: set[asyncio.Task[None]] = set()
+        #: The last HTTP error status of the current attempt (http servers).
+        self._http_error: int | None = None
 
     def status(self, offered: tuple[str, ...]) -> McpServerStatus:
         return McpServerStatus(self.name, self.config.kind, self.state, offered, self.error)
@@ -81,6 +83,8 @@ class McpConnection:
 
     async def stop(self) -> None:
         self._stopping = True
+        if self.state not in ("disabled", "failed", "timed_out"):
+            self._set("stopped", None)
         self._wake.set()
         if self._connecting is not None:
             self._connecting.cancel()
@@ -104,6 +108,7 @@ class McpConnection:
         ready = False
         stderr = _stderr_file() if self.config.kind == "stdio" else None
         cwd = self._server_cwd()
+        self._http_error = None
         try:
             async with self._transport(stderr, cwd) as (read, write):
                 watched = _WatchedStream(read, self._wake.set)
@@ -127,14 +132,19 @@ class McpConnection:
                     self._set("ready", None)
                     settled.set_result(None)
                     await self._wake.wait()
+                    # Said before the streams and the process are closed (seconds, for a
+                    # stdio server): a call meanwhile must start a new one, not find "ready".
                     self._session = None
-            if not self._stopping:
+                    if not self._stopping:
+                        self._set("disconnected", "the server closed the connection")
+            if not self._stopping and self.state != "disconnected":
                 self._set("disconnected", "the server closed the connection")
         except Exception as exc:  # whatever the transport or the server did: shown, not raised
             if isinstance(innermost(exc), TimeoutError) and not ready:
                 self._set("timed_out", f"no answer within {timeout:g} s")
             elif not self._stopping:
-                text = describe_error(exc) + _stderr_tail(stderr)
+                text = _http_reason(self._http_error) or describe_error(exc)
+                text += _stderr_tail(stderr)
                 self._set("disconnected" if ready else "failed", text)
                 log.debug("mcp server %s: %s", self.name, text, exc_info=True)
         finally:
@@ -163,17 +173,21 @@ class McpConnection:
             from mcp.shared._httpx_utils import create_mcp_http_client
 
             assert config.url is not None
-            async with (
-                create_mcp_http_client(headers=config.headers or None) as client,
-                streamable_http_client(config.url, http_client=client) as streams,
-            ):
-                yield streams
+            async with create_mcp_http_client(headers=config.headers or None) as client:
+                # The SDK answers an HTTP error with a generic JSON-RPC error: keep the status.
+                client.event_hooks["response"].append(self._note_http_status)
+                async with streamable_http_client(config.url, http_client=client) as streams:
+                    yield streams
         else:
             from mcp.client.sse import sse_client
 
             assert config.url is not None
             async with sse_client(config.url, headers=config.headers or None) as streams:
                 yield streams
+
+    async def _note_http_status(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self._http_error = response.status_code
 
     def _server_cwd(self) -> Path:
         """The config's ``cwd`` (relative to the project), else the project folder."""
@@ -333,6 +347,19 @@ def describe_error(exc: BaseException) -> str:
         return f"command not found: {exc.filename or exc}"
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _http_reason(status: int | None) -> str | None:
+    """What an HTTP error status at connection time means for the person."""
+    if status in (401, 403):
+        return (
+            f"HTTP {status}: the server needs authorisation, which picode does not do for MCP "
+            "servers yet; if it takes a token, give it in headers "
+            '(headers = { Authorization = "Bearer …" })'
+        )
+    if status is not None:
+        return f"HTTP {status} from the server"
+    return None
 
 
 def _stderr_file() -> TextIO:

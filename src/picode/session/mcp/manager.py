@@ -9,12 +9,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from picode.agent.tool import AgentTool
 from picode.session.config_mcp import McpServer
 from picode.session.mcp.connection import McpConnection
 from picode.session.mcp.status import McpServerStatus
 from picode.session.mcp.tool import McpTool, model_tool_name
+
+if TYPE_CHECKING:
+    from mcp import types
 
 
 class McpManager:
@@ -45,7 +49,7 @@ class McpManager:
             config = connection.config
             for tool in connection.tools:
                 name = model_tool_name(connection.name, tool.name)
-                if not config.tools.offers(tool.name) or name in taken:
+                if not config.tools.offers(tool.name) or name in taken or _task_only(tool):
                     continue
                 taken.add(name)
                 offered.append(
@@ -78,3 +82,10 @@ class McpManager:
         for tool in self.tools():
             by_server.setdefault(tool.connection.name, []).append(tool.name)
         return [c.status(tuple(by_server.get(c.name, ()))) for c in self._connections]
+
+
+def _task_only(tool: types.Tool) -> bool:
+    """A tool the server runs only as an MCP task, which picode does not speak: a plain call
+    would always fail (-32601), so it is not offered."""
+    execution = tool.execution
+    return execution is not None and execution.task_support == "required"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 McpState: TypeAlias = Literal[
-    "connecting", "ready", "failed", "timed_out", "disconnected", "disabled"
+    "connecting", "ready", "failed", "timed_out", "disconnected", "disabled", "stopped"
 ]
 
 #: Prefix and separator of the names MCP tools have for the model: ``mcp__<server>__<tool>``.

@@ -64,6 +64,7 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "Show the MCP servers: state, tools and errors"),
     SlashCommand("hotkeys", "Show the key bindings"),
     SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),
+    SlashCommand("sandbox", "Show the sandbox; allow or take back the network", "[network on|off]"),
     SlashCommand("quit", "Quit picode"),
 )
 

@@ -42,8 +42,10 @@ class ApprovalController:
         self._closing = False
 
     def attach(self, session: AgentSession) -> None:
-        """Become the session's approver: even under ``approval = "never"`` a write to a
-        protected path (a shell start-up file, picode's config…) is asked about."""
+        """Become the session's approver, whatever its policy (a write to a protected path,
+        a shell start-up file or picode's config, is asked about even under "never"), and
+        the one asked to run a command the sandbox blocked outside it."""
+        session.set_escalator(self.ask)
         session.set_approver(self.ask)
 
     @property

@@ -57,6 +57,7 @@ class CommandController:
             "mcp": self.mcp,
             "hotkeys": self.hotkeys,
             "trust": self.trust,
+            "sandbox": self.sandbox,
             "quit": self.quit,
         }
         for name, handler in handlers.items():
@@ -281,6 +282,29 @@ class CommandController:
             self.app.report(f"This folder is now {now}; the conversation goes on with that.")
         else:
             self.app.report(f"This folder is {now}.")
+
+    async def sandbox(self, argument: str) -> None:
+        session = self.app.session
+        assert session is not None
+        words = argument.split()
+        if words and (words[0] != "network" or len(words) != 2 or words[1] not in ("on", "off")):
+            raise CommandError(
+                "/sandbox: use /sandbox, /sandbox network on or /sandbox network off."
+            )
+        if words:
+            session.allow_sandbox_network(words[1] == "on")
+        state = session.sandbox_state
+        if state is None or not state[0]:
+            self.app.report(
+                "No sandbox: the model's commands run unconfined (see docs/security.md).",
+                "warning",
+            )
+            return
+        network = "allowed" if state[1] else "cut off"
+        self.app.report(
+            f"Sandbox on: the model's commands write only in this folder and the temp "
+            f"folder; network {network}."
+        )
 
     async def _reopen(self, session: AgentSession) -> None:
         path = session.session_file_path

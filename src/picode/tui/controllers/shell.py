@@ -99,9 +99,12 @@ class ShellRunner:
     def _bash_tool(self) -> AgentTool:
         session = self._session()
         found = session.tool("bash") if session is not None else None
+        from picode.tools.bash import BashTool
+
+        if isinstance(found, BashTool):
+            return found.for_user()
         if found is not None:
             return found
-        from picode.tools.bash import BashTool
 
         return BashTool(self.cwd)
 
