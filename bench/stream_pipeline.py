@@ -13,6 +13,11 @@ arguments as they grow.
    50 ms flush (and a parse) whenever one is due. Also ``StreamingJson`` alone with a
    snapshot every 50 deltas (the worst case: parse demand grows with the text). Reported:
    total CPU (``time.process_time``) per size and the ratio 200 kB / 50 kB, ~4 when linear.
+3. What the display's sanitiser (``picode.ai.untrusted.safe``) adds: per text delta if it
+   ran on every one, per flush (the TUI runs it once on the fragments a flush joins, at
+   most 30 a second), clean and hostile (an OSC 52, a title change, a screen clear); and
+   ``visible`` on a 300-line command (the approval prompt). Reported: CPU µs per call,
+   and per delta as a share of the event stream's own cost per delta (part 1).
 
 Times are CPU time, not wall time: the machine may be shared and sleeping does not count.
 
@@ -36,6 +41,7 @@ from picode.ai.partial_json import StreamingJson
 from picode.ai.providers.faux import FauxProvider, FauxToolCall, FauxTurn
 from picode.ai.stream import stream_simple
 from picode.ai.types import AssistantMessage, Context, ToolCall, UserMessage
+from picode.ai.untrusted import safe, visible
 
 YIELD_EVERY = 100
 DELTA_TEXT = "abcd"
@@ -189,6 +195,37 @@ def bench_arguments(runs: int) -> list[tuple[str, dict[int, list[float]]]]:
 # --- report -----------------------------------------------------------------------------
 
 
+# --- 3. the display's sanitiser -------------------------------------------------------------
+
+HOSTILE = "\x1b]52;c;aGVsbG8=\x07\x1b]0;pwned\x07\x1b[2J\x9b2J"
+#: Deltas a 1/30 s flush joins when a fast model streams (about 2,000 deltas a second).
+DELTAS_PER_FLUSH = 64
+
+
+def _per_call(function: Callable[[str], str], text: str, calls: int) -> float:
+    started = time.process_time()
+    for _ in range(calls):
+        function(text)
+    return (time.process_time() - started) / calls
+
+
+def bench_sanitiser(runs: int) -> list[tuple[str, list[float]]]:
+    flush = DELTA_TEXT * DELTAS_PER_FLUSH
+    command = "\n".join(f"echo line {i} && make target-{i}" for i in range(300))
+    cases: list[tuple[str, Callable[[str], str], str, int]] = [
+        ("safe, one clean delta", safe, DELTA_TEXT, 200_000),
+        (f"safe, one clean flush ({len(flush)} chars)", safe, flush, 50_000),
+        ("safe, one hostile delta", safe, HOSTILE, 50_000),
+        ("safe, one hostile flush", safe, flush + HOSTILE, 20_000),
+        ("visible, a 300-line command", visible, command, 500),
+        ("visible, the same with escapes", visible, command + HOSTILE, 500),
+    ]
+    return [
+        (name, [_per_call(function, text, calls) for _ in range(runs)])
+        for name, function, text, calls in cases
+    ]
+
+
 def _spread(values: list[float], scale: float, digits: int) -> str:
     return f"{min(values) * scale:.{digits}f}–{max(values) * scale:.{digits}f}"
 
@@ -232,6 +269,17 @@ def main() -> None:
             f"| {name} | {low * 1e3:.1f} | {_spread(samples[small], 1e3, 1)} "
             f"| {high * 1e3:.1f} | {_spread(samples[large], 1e3, 1)} | {high / low:.2f} |"
         )
+
+    stream_cost = statistics.median(events[1][1])
+    print(f"\n### The display's sanitiser, {args.runs} runs (CPU µs per call)\n")
+    print(f"Share: per delta, against the event stream's {stream_cost * 1e6:.3f} µs per delta.\n")
+    print("| call | median µs | min–max | share per delta |")
+    print("|---|---:|---:|---:|")
+    for name, samples in bench_sanitiser(args.runs):
+        median = statistics.median(samples)
+        per_delta = median / (DELTAS_PER_FLUSH if "flush" in name else 1)
+        share = f"{per_delta / stream_cost:.1%}" if name.startswith("safe") else "—"
+        print(f"| {name} | {median * 1e6:.3f} | {_spread(samples, 1e6, 3)} | {share} |")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ToolResultMessage
 from picode.session.config import Settings
@@ -122,9 +125,85 @@ def test_policy_never_asks_nothing(tui: TuiHarness) -> None:
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await opened(pilot)
-            assert app.session.approval.approver is None
             await send(pilot, "go")
             await wait_until(pilot, lambda: not app.session.is_running and _results(app))
             assert "free" in _results(app)[0].text
+            assert not app.query(ApprovalPrompt)
+
+    run(scenario())
+
+
+SPOOF = "echo HIDDEN-PAYLOAD-RAN > hidden_ran.txt\r\x1b[2K\x1b[1Als -la"
+SPOOF_SHOWN = "echo HIDDEN-PAYLOAD-RAN > hidden_ran.txt\\r␛[2K␛[1Als -la"
+
+
+def _preview_text(prompt: ApprovalPrompt) -> str:
+    return str(prompt.query_one("#approval-preview", Static).content)
+
+
+def test_the_spoofed_command_is_shown_whole_in_the_prompt_and_the_transcript(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux(*_bash_turns(SPOOF)), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "list files")
+            prompt = await _prompt(pilot)
+            assert _preview_text(prompt) == f"$ {SPOOF_SHOWN}"
+            (call,) = app.query(ToolCallView)
+            assert SPOOF_SHOWN in call.header_text
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("n", "enter")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert not (tui.cwd / "hidden_ran.txt").exists()
+
+    run(scenario())
+
+
+def test_a_300_line_command_scrolls_and_the_choices_stay_on_screen(tui: TuiHarness) -> None:
+    command = "\n".join(f"echo line {i}" for i in range(300))
+    app = tui.app(tui.faux(*_bash_turns(command)), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await opened(pilot)
+            await send(pilot, "long one")
+            prompt = await _prompt(pilot)
+            await pilot.pause()
+            keys = prompt.query_one("#approval-keys", Static)
+            screen = app.screen.region
+            assert keys.region.height >= 1 and screen.contains_region(keys.region)
+            assert "yes" in str(keys.content) and "no, and stop" in str(keys.content)
+            scroll = prompt.query_one("#approval-scroll", VerticalScroll)
+            assert scroll.region.height <= 12 and scroll.max_scroll_y > 250
+            # Every line is there to scroll to: nothing of what runs is left out.
+            assert "echo line 299" in _preview_text(prompt)
+            await pilot.press("end")
+            assert scroll.scroll_y == scroll.max_scroll_y
+            assert screen.contains_region(keys.region)
+
+    run(scenario())
+
+
+def test_policy_never_still_asks_before_writing_the_projects_picode_folder(
+    tui: TuiHarness,
+) -> None:
+    call = FauxToolCall("write", {"path": ".picode/extensions/x.py", "content": "import os\n"})
+    app = tui.app(tui.faux(tool_turn(call), text_turn("Done.")))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "plant it")
+            prompt = await _prompt(pilot)
+            title = str(prompt.query_one("#approval-title", Static).content)
+            assert "this project's .picode folder" in title
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("n", "enter")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert _results(app)[0].is_error
+            assert not (tui.cwd / ".picode").exists()
 
     run(scenario())

@@ -111,3 +111,26 @@ def test_hints_name_what_ctrl_o_does_next() -> None:
     assert opened.plain.endswith("1000 more lines not shown (ctrl+o to fold)")
     tail = tool_render.running_body("bash", ToolResult.text(text))
     assert tail is not None and "ctrl+o" not in tail.plain  # no toggle while it runs
+
+
+HOSTILE = "\x1b]52;c;aGVsbG8=\x07\x1b]0;pwned\x07\x1b[2J\x9b2J"
+
+
+def test_arguments_are_spelled_out_and_output_loses_its_escapes() -> None:
+    spoof = {"command": "echo HIDDEN > x\r\x1b[2K\x1b[1Als -la"}
+    header = tool_render.header("bash", spoof, "running").plain
+    assert "echo HIDDEN > x\\r␛[2K␛[1Als -la" in header and "\x1b" not in header
+    output = ToolResult.text(f"before{HOSTILE}after\n")
+    for body in (
+        tool_render.result_body("bash", spoof, output, False, expanded=True),
+        tool_render.result_body("mcp__srv__tool", {}, output, False, expanded=True),
+        tool_render.result_body("bash", spoof, output, True, expanded=False),
+        tool_render.running_body("bash", output),
+    ):
+        assert body is not None and body.plain.startswith("beforeafter")
+    diff = tool_render.render_diff("--- a\n+++ b\n@@ -1 +1 @@\n-x\r\n+y\x1b[8m\n", None)
+    assert diff.plain.splitlines()[-2:] == ["-x\\r", "+y␛[8m"]
+    written = tool_render.result_body(
+        "write", {"path": "a", "content": "z\x07\n"}, ToolResult.text("ok"), False, True
+    )
+    assert written is not None and "z\\x07" in written.plain

@@ -220,3 +220,20 @@ def test_exports_are_private_and_carry_no_key_or_token(tmp_path: Path) -> None:
         assert "[redacted]" in text
         if os.name == "posix":
             assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_exports_spell_out_arguments_and_carry_no_escape_sequence() -> None:
+    spoof = "echo HIDDEN > x\r\x1b[2K\x1b[1Als -la\u202e\x9b2J"
+    messages: list[Message] = [
+        UserMessage("go"),
+        assistant(
+            TextContent("reply \x1b]52;c;aGVsbG8=\x07 \x1b]0;pwned\x07"),
+            ToolCall("c1", "bash", {"command": spoof}),
+        ),
+        ToolResultMessage("c1", "bash", [TextContent("out \x1b[2J\x9b2J")], None, False),
+    ]
+    for export in (export_markdown, export_html):
+        text = export(messages, META)
+        assert not any(char in text for char in "\x1b\x9b\x07\r\u202e")
+        # As approved: the carriage return, the escapes and the override spelled out.
+        assert "x\\r␛[2K␛[1Als -laU+202E\\x9b2J" in text

@@ -7,8 +7,8 @@ import asyncio
 import os
 import threading
 
+from picode.ai.untrusted import one_line
 from picode.session.approval import ApprovalDecision, ApprovalRequest, Approver
-from picode.session.visible_text import visible
 
 TTY_PATH = "/dev/tty"
 
@@ -49,9 +49,11 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
     except OSError:
         return ApprovalDecision("no", NO_TERMINAL_REASON)
     try:
-        # The model wrote the preview: shown spelled out, so it cannot hide what runs.
-        preview = visible(request.preview)
-        _write(fd, f"\npicode wants to run {visible(request.tool_name)}:\n{preview}\n")
+        # The session spelled the preview out (picode.ai.untrusted.visible); the tool name
+        # may come from an MCP server.
+        why = f" (it changes {request.protected})" if request.protected else ""
+        name = one_line(request.tool_name)
+        _write(fd, f"\npicode wants to run {name}{why}:\n{request.preview}\n")
         while True:
             _write(fd, "Allow? [y]es / [a]lways / [n]o (optionally: n <reason>): ")
             answer = _read_line(fd)

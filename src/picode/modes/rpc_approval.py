@@ -30,6 +30,7 @@ class RpcApprovals:
                 "tool_name": request.tool_name,
                 "args": request.args,
                 "preview": request.preview,
+                "protected": request.protected,
             }
         )
         try:

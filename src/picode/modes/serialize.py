@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any
 
 from picode.agent.events import (
@@ -161,5 +162,14 @@ def session_header(session: Any) -> dict[str, Any]:
     }
 
 
+#: What ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal acts on or hides: DEL,
+#: the C1 controls (0x9b is a CSI) and bidi / invisible format characters. They can only be
+#: inside JSON strings, where ``\\uXXXX`` is the same value.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+
+
 def dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=repr)
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=repr)
+    if _RAW_IN_JSON.search(text) is None:
+        return text
+    return _RAW_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)

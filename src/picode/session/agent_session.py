@@ -43,7 +43,13 @@ from picode.ai.types import (
     UserContent,
     UserMessage,
 )
-from picode.session.approval import ApprovalGate, ApprovalPolicy, Approver, offer_escalation
+from picode.session.approval import (
+    ApprovalGate,
+    ApprovalPolicy,
+    Approver,
+    ProtectedPaths,
+    offer_escalation,
+)
 from picode.session.credentials import Credentials
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
@@ -102,7 +108,9 @@ class AgentSession:
             sink=self,
         )
         self.approval = ApprovalGate(
-            options.approval or options.settings.approval, options.approver
+            options.approval or options.settings.approval,
+            options.approver,
+            ProtectedPaths.standard(options.paths, options.cwd),
         )
         self._run_lock = asyncio.Lock()
         self._abort_retry: AbortController | None = None

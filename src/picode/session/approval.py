@@ -1,13 +1,23 @@
 """Approval mode: bash, write and edit wait for the front end's yes / always / no.
 
 MCP tools count as bash does: asked about under ``approval = "all"`` only, unless their
-server's ``tools.approved`` lists them."""
+server's ``tools.approved`` lists them. Writes and edits of a protected path (picode's own
+folders, keys, shell start-up files, git hooks and config, the project's ``.picode/``)
+are asked about in every mode, and refused where no one can be asked.
+
+Previews are in the spelled-out form of ``picode.ai.untrusted``: what a person reads is
+what runs, whatever control characters the arguments hold."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
+
+from picode.ai.untrusted import visible
+from picode.session.paths import Paths, project_dir
 
 ApprovalPolicy = Literal["never", "edits", "all"]
 
@@ -28,6 +38,8 @@ class ApprovalRequest:
     #: Set when the sandbox blocked this command: what it blocked. The question is then
     #: whether to run it outside the sandbox ("always" = and allow network this session).
     escalation: str | None = None
+    #: Set when the call touches a protected path: what that path is ("a shell start-up file").
+    protected: str | None = None
 
 
 @dataclass(slots=True)
@@ -42,9 +54,15 @@ Approver = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 class ApprovalGate:
     """Decides which calls need a person, remembers "always" for the session."""
 
-    def __init__(self, policy: ApprovalPolicy, approver: Approver | None) -> None:
+    def __init__(
+        self,
+        policy: ApprovalPolicy,
+        approver: Approver | None,
+        protected: ProtectedPaths | None = None,
+    ) -> None:
         self.policy: ApprovalPolicy = policy
         self.approver = approver
+        self.protected = protected
         self._always: set[str] = set()
         #: MCP tools as the session offers them now, less those approved in the config.
         self.gated_as_all: frozenset[str] = frozenset()
@@ -70,10 +88,14 @@ class ApprovalGate:
 
     async def check(self, call_id: str, tool_name: str, args: dict[str, Any]) -> str | None:
         """None to proceed, or the reason the call was refused."""
+        guarded = self.protected.check(tool_name, args) if self.protected else None
+        if guarded is not None:
+            return await _ask_protected(self, call_id, tool_name, args, guarded)
         if not self.needs_approval(tool_name) or self.approver is None:
             return None
+        cwd = self.protected.cwd if self.protected else None
         decision = await self.approver(
-            ApprovalRequest(call_id, tool_name, args, preview_for(tool_name, args))
+            ApprovalRequest(call_id, tool_name, args, preview_for(tool_name, args, cwd=cwd))
         )
         if decision.kind == "always":
             self._always.add(tool_name)
@@ -108,14 +130,16 @@ def offer_escalation(tools: Iterable[object], gate: ApprovalGate) -> None:
             gate.sandboxes.append(sandbox)
 
 
-def preview_for(tool_name: str, args: dict[str, Any]) -> str:
+def preview_for(tool_name: str, args: dict[str, Any], *, cwd: Path | None = None) -> str:
+    """What the person approves, spelled out (``picode.ai.untrusted.visible``); a path
+    that leads elsewhere through a symlink names where (``write link.txt → ~/.bashrc``)."""
     if tool_name == "bash":
-        return str(args.get("command", ""))
-    path = str(args.get("path", ""))
+        return visible(str(args.get("command", "")), mark_newlines=True)
+    path = _shown_path(str(args.get("path", "")), cwd)
     if tool_name == "write":
         content = str(args.get("content", ""))
-        lines = content.splitlines()
-        head = "\n".join(f"+{line}" for line in lines[:40])
+        lines = _lines(content)
+        head = "\n".join(f"+{visible(line)}" for line in lines[:40])
         more = f"\n… {len(lines) - 40} more lines" if len(lines) > 40 else ""
         return f"write {path} ({len(lines)} lines)\n{head}{more}"
     if tool_name == "edit":
@@ -124,10 +148,133 @@ def preview_for(tool_name: str, args: dict[str, Any]) -> str:
         ]
         chunks = [f"edit {path}"]
         for edit in edits:
-            old = str(edit.get("old_text", "")).splitlines()
-            new = str(edit.get("new_text", "")).splitlines()
-            chunks.append("\n".join([*(f"-{line}" for line in old), *(f"+{line}" for line in new)]))
+            old = _lines(str(edit.get("old_text", "")))
+            new = _lines(str(edit.get("new_text", "")))
+            chunks.append(
+                "\n".join(
+                    [*(f"-{visible(line)}" for line in old), *(f"+{visible(line)}" for line in new)]
+                )
+            )
         return "\n".join(chunks)
     import json
 
-    return f"{tool_name} {json.dumps(args, ensure_ascii=False, indent=2)}"
+    return visible(f"{tool_name} {json.dumps(args, ensure_ascii=False, indent=2)}")
+
+
+def _shown_path(raw: str, cwd: Path | None) -> str:
+    shown = visible(raw, mark_newlines=True).replace("\n", "")
+    if cwd is None or not raw.strip():
+        return shown
+    target = resolve_target(cwd, raw)
+    if target != Path(os.path.normpath(_joined(cwd, raw))):
+        return f"{shown} → {visible(str(target), mark_newlines=True)}".replace("\n", "")
+    return shown
+
+
+def _lines(text: str) -> list[str]:
+    # Not splitlines(): it would also break at \r, \x0b, \x1c… and hide them from the preview.
+    lines = text.split("\n")
+    if not lines[-1]:
+        lines.pop()
+    return lines
+
+
+# --- protected paths: asked about in every approval mode ------------------------------
+
+#: Tools that change a file named by their ``path`` argument.
+CHANGING_TOOLS = frozenset({"write", "edit"})
+_SHELL_START_UP = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".config/fish",
+)
+_KEYS = (".ssh", ".gnupg", ".aws", ".netrc", ".git-credentials")
+#: Inside any ``.git`` folder: what git runs, and the file that can name what git runs.
+_GIT = {
+    "hooks": "git hooks (programs git runs)",
+    "config": "a git config (it can name programs git runs)",
+}
+
+
+def _joined(cwd: Path, raw: str) -> str:
+    # As the tools read a path (tools/_paths.resolve_path): "@" mentions, "~", cwd-relative.
+    text = raw.strip()
+    if text.startswith("@") and len(text) > 1:
+        text = text[1:]
+    expanded = os.path.expanduser(text)
+    return expanded if os.path.isabs(expanded) else os.path.join(cwd, expanded)
+
+
+def resolve_target(cwd: Path, raw: str) -> Path:
+    """The file a write of ``raw`` lands in: ``..`` and every symlink resolved."""
+    return Path(os.path.realpath(_joined(cwd, raw)))
+
+
+@dataclass(frozen=True, slots=True)
+class ProtectedPaths:
+    """Paths a write or edit always asks about: (resolved folder or file, what it is)."""
+
+    cwd: Path
+    roots: tuple[tuple[Path, str], ...]
+
+    @classmethod
+    def standard(cls, paths: Paths, cwd: Path, home: Path | None = None) -> ProtectedPaths:
+        home = home if home is not None else Path.home()
+        named = [
+            (paths.config_dir, "picode's config folder (settings, keys, extensions)"),
+            (paths.data_dir, "picode's data folder (sessions, trust decisions)"),
+            (project_dir(cwd), "this project's .picode folder"),
+            *((home / name, "a file or folder of keys") for name in _KEYS),
+            *((home / name, "a shell start-up file") for name in _SHELL_START_UP),
+        ]
+        return cls(cwd, tuple((Path(os.path.realpath(path)), what) for path, what in named))
+
+    def check(self, tool_name: str, args: dict[str, Any]) -> tuple[Path, str] | None:
+        """(the real target, what it is) when this call would change a protected path."""
+        raw = args.get("path")
+        if tool_name not in CHANGING_TOOLS or not isinstance(raw, str) or not raw.strip():
+            return None
+        target = resolve_target(self.cwd, raw)
+        for root, what in self.roots:
+            if target == root or root in target.parents:
+                return target, what
+        parts = target.parts
+        for index, part in enumerate(parts[:-1]):
+            if part == ".git" and parts[index + 1] in _GIT:
+                return target, _GIT[parts[index + 1]]
+        return None
+
+
+def _refusal(tool_name: str, target: Path, what: str, reason: str) -> str:
+    shown = visible(str(target), mark_newlines=True).replace("\n", "")
+    return (
+        f"The {tool_name} of {shown} was not allowed: it is {what}, which picode always asks "
+        f"about, whatever the approval mode; {reason}"
+    )
+
+
+async def _ask_protected(
+    gate: ApprovalGate, call_id: str, tool_name: str, args: dict[str, Any], found: tuple[Path, str]
+) -> str | None:
+    target, what = found
+    if gate.approver is None:
+        return _refusal(tool_name, target, what, "there is no one to ask in this mode.")
+    cwd = gate.protected.cwd if gate.protected else None
+    preview = preview_for(tool_name, args, cwd=cwd)
+    decision = await gate.approver(
+        ApprovalRequest(call_id, tool_name, args, preview, protected=what)
+    )
+    # "always" is taken as yes for this call only: a protected path is asked about each time.
+    if decision.kind in ("yes", "always"):
+        return None
+    reason = (decision.reason or "").strip()
+    return _refusal(
+        tool_name, target, what, f"it was not approved{': ' + reason if reason else '.'}"
+    )

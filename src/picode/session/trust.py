@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from picode.ai.untrusted import one_line
 from picode.session.paths import Paths, project_dir
 from picode.session.private_files import write_private_json
 from picode.session.trust_scan import Scan
-from picode.session.visible_text import one_line
 
 __all__ = ["ProjectTrust", "TrustItem", "TrustStore", "assess_project"]
 
@@ -62,7 +62,9 @@ class ProjectTrust:
         if not self.items or self.trusted:
             return None
         # Descriptions quote the project's own values: one escaped line each.
-        lines = "\n".join(one_line(f"  - {item.source}: {item.description}") for item in self.items)
+        lines = "\n".join(
+            one_line(f"  - {item.source}: {item.description}", 200) for item in self.items
+        )
         if interactive:
             how = "Trust the folder with /trust to use them."
         else:

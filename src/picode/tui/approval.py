@@ -3,6 +3,11 @@
 y yes · a always (this session) · n no, then a reason and Enter · Esc no, and stop the turn.
 Keys arriving before the prompt has been on screen for ``ARM_DELAY_S`` are ignored: they
 were typed for the editor before the prompt appeared, not as an answer to it.
+
+A command is shown whole, as the session spelled it out (``picode.ai.untrusted``): every
+line, long lines wrapped rather than cut, spelled-out characters highlighted. A long one
+scrolls inside the prompt (↑ ↓ PgUp PgDn Home End, or the wheel); the choices below it
+stay on screen.
 """
 
 from __future__ import annotations
@@ -15,18 +20,32 @@ from typing import Literal
 
 from textual import events, on
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from picode.ai.untrusted import one_line
 from picode.session.approval import ApprovalDecision, ApprovalRequest
 from picode.session.mcp.status import tool_display_name
 
 ARM_DELAY_S = 0.3
+#: Lines of a write or edit preview (a command is always shown whole).
 PREVIEW_LINES = 20
-_LINE_CHARS = 400
+_LINE_CHARS = 2000
 _MORE_LINES = re.compile(r"^… (\d+) more lines$")
+#: What ``picode.ai.untrusted.visible`` writes for a character it spells out.
+_SPELLED = re.compile(r"␛|↵|\\(?:r|0|x[0-9a-f]{2})|U\+[0-9A-F]{4,5}")
+_SPELLED_STYLE = "reverse $warning"
+_SCROLL_KEYS = {
+    "up": "scroll_up",
+    "down": "scroll_down",
+    "pageup": "scroll_page_up",
+    "pagedown": "scroll_page_down",
+    "home": "scroll_home",
+    "end": "scroll_end",
+}
 
 _KEYS: tuple[tuple[str, str], ...] = (
     ("y", "yes"),
@@ -45,6 +64,14 @@ _ESCALATION_KEYS: tuple[tuple[str, str], ...] = (
 
 def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> Content:
     """The command, or the change with added and removed lines coloured."""
+    body, note = preview_parts(request, max_lines)
+    return Content("\n").join([body, note]) if note is not None else body
+
+
+def preview_parts(
+    request: ApprovalRequest, max_lines: int = PREVIEW_LINES
+) -> tuple[Content, Content | None]:
+    """The preview, and the note of the lines it leaves out (None when it shows all)."""
     lines = request.preview.splitlines() or [""]
     already_hidden = 0
     if request.tool_name != "bash" and (more := _MORE_LINES.match(lines[-1])):
@@ -52,31 +79,40 @@ def render_preview(request: ApprovalRequest, max_lines: int = PREVIEW_LINES) -> 
         already_hidden = int(more.group(1))
         lines.pop()
     if request.tool_name == "bash":
-        body = [Content.assemble(("$ ", "$text-muted"), (_clip(lines[0]), "bold"))]
-        body += [Content.styled(_clip(line), "bold") for line in lines[1:max_lines]]
+        # Whole: what is approved is what runs, so no line is left out or cut.
+        body = [Content.assemble(("$ ", "$text-muted"), _marked(lines[0], "bold"))]
+        body += [Content.assemble("  ", _marked(line, "bold")) for line in lines[1:]]
+        max_lines = len(lines)
     else:
         body = [
             _preview_line(line, first=index == 0) for index, line in enumerate(lines[:max_lines])
         ]
     hidden = len(lines) - min(len(lines), max_lines) + already_hidden
-    if hidden > 0:
-        body.append(Content.styled(f"… {hidden} more lines", "$text-muted italic"))
-    return Content("\n").join(body)
+    note = Content.styled(f"… {hidden} more lines", "$text-muted italic") if hidden > 0 else None
+    return Content("\n").join(body), note
 
 
 def _preview_line(line: str, *, first: bool) -> Content:
     line = _clip(line)
     if first:
-        return Content.styled(line, "bold")
+        return _marked(line, "bold")
     if line.startswith("+"):
-        return Content.styled(line, "$diff-added on $diff-added-background")
+        return _marked(line, "$diff-added on $diff-added-background")
     if line.startswith("-"):
-        return Content.styled(line, "$diff-removed on $diff-removed-background")
+        return _marked(line, "$diff-removed on $diff-removed-background")
     if line.startswith(("@@", "edit ", "write ")):
-        return Content.styled(line, "$diff-hunk")
+        return _marked(line, "$diff-hunk")
     if line.startswith("…"):
         return Content.styled(line, "$text-muted italic")
-    return Content.styled(line, "$diff-context")
+    return _marked(line, "$diff-context")
+
+
+def _marked(line: str, style: str) -> Content:
+    """``line`` in ``style``, with each spelled-out character standing out."""
+    content = Content.styled(line, style)
+    for match in _SPELLED.finditer(line):
+        content = content.stylize(_SPELLED_STYLE, match.start(), match.end())
+    return content
 
 
 def _clip(line: str) -> str:
@@ -87,8 +123,13 @@ def title_for(request: ApprovalRequest) -> str:
     if request.escalation is not None:
         return f"The sandbox blocked {request.escalation}. Run this command outside it?"
     verb = {"bash": "Run this command", "write": "Write this file", "edit": "Make this edit"}
-    name = tool_display_name(request.tool_name) or request.tool_name
-    return f"{verb.get(request.tool_name, f'Run {name}')}?"
+    # An MCP tool's name comes from its server: spelled out like its arguments.
+    name = one_line(tool_display_name(request.tool_name) or request.tool_name)
+    title = f"{verb.get(request.tool_name, f'Run {name}')}?"
+    if request.protected:
+        # Asked in every approval mode: say why this one is asked about.
+        title += f"  It changes {request.protected}."
+    return title
 
 
 class ApprovalPrompt(Widget, can_focus=True):
@@ -109,10 +150,14 @@ class ApprovalPrompt(Widget, can_focus=True):
         color: $warning;
         text-style: bold;
     }
-    ApprovalPrompt #approval-preview {
+    ApprovalPrompt #approval-scroll {
+        height: auto;
+        max-height: 50vh;
         margin: 0 0 1 0;
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
+        scrollbar-size-vertical: 1;
+    }
+    ApprovalPrompt #approval-preview {
+        text-wrap: wrap;
     }
     ApprovalPrompt #approval-reason {
         display: none;
@@ -161,7 +206,13 @@ class ApprovalPrompt(Widget, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(Content(title_for(self.request)), id="approval-title")
-        yield Static(render_preview(self.request, self.max_preview_lines), id="approval-preview")
+        body, note = preview_parts(self.request, self.max_preview_lines)
+        yield VerticalScroll(
+            Static(body, id="approval-preview"), id="approval-scroll", can_focus=False
+        )
+        if note is not None:
+            # Outside the scrolled part: always in sight, like the choices.
+            yield Static(note, id="approval-more")
         yield self._keys
         yield self.reason_input
 
@@ -232,6 +283,11 @@ class ApprovalPrompt(Widget, can_focus=True):
             if key == "escape":
                 self._consume(event)
                 self._abort()
+            return
+        if key in _SCROLL_KEYS:
+            self._consume(event)
+            scroll = self.query_one("#approval-scroll", VerticalScroll)
+            getattr(scroll, _SCROLL_KEYS[key])(animate=False)
             return
         if key not in ("y", "a", "n", "escape"):
             return

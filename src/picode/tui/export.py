@@ -31,6 +31,7 @@ from picode.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from picode.ai.untrusted import safe, visible
 from picode.session.store_format import redact_secrets
 from picode.tui.widgets.tool_render import key_argument
 
@@ -136,7 +137,8 @@ def _result_text(result: ToolResultMessage) -> str:
 
 
 def _args_json(call: ToolCall) -> str:
-    return json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str)
+    # Spelled out, as approved: json.dumps leaves DEL, C1 controls and bidi characters raw.
+    return visible(json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str))
 
 
 def default_title(messages: Sequence[Message], name: str | None) -> str:
@@ -189,7 +191,8 @@ def export_markdown(messages: Sequence[Message], meta: ExportMeta) -> str:
             out += _md_assistant(message, results, attached)
         elif message.tool_call_id not in attached:
             out += _md_result(message, message.tool_name)
-    return "\n".join(out).rstrip("\n") + "\n"
+    # A Markdown file is read with cat too: no escape sequence of the model's or a tool's.
+    return safe("\n".join(out).rstrip("\n") + "\n")
 
 
 def _md_user(message: UserMessage) -> list[str]:
@@ -293,7 +296,7 @@ def export_html(messages: Sequence[Message], meta: ExportMeta) -> str:
         )
         if value
     )
-    return (
+    return safe(
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

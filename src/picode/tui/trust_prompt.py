@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from picode.session.visible_text import one_line
+from picode.ai.untrusted import one_line
 from picode.tui.pickers.base import PickList
 
 if TYPE_CHECKING:

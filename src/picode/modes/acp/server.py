@@ -353,7 +353,7 @@ class PicodeAcpAgent:
             kind=started.kind,
             locations=started.locations,
             raw_input=request.args,
-            content=content or _preview(request.preview),
+            content=[*_protected_note(request.protected), *(content or _preview(request.preview))],
         )
         # Updates sent before the ask must reach the client first (the call it is about).
         await self.outbox.flush()
@@ -431,6 +431,11 @@ def _set(event: asyncio.Event) -> asyncio.Event:
 
 def _preview(text: str) -> list[ToolContent]:
     return [helpers.tool_content(helpers.text_block(text))] if text else []
+
+
+def _protected_note(what: str | None) -> list[ToolContent]:
+    # Asked even in the "never" mode: say why, or the ask would look like a mistake.
+    return _preview(f"picode always asks before this: it changes {what}.") if what else []
 
 
 def _usage_update(session: Any) -> UsageUpdate:

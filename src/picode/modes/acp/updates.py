@@ -42,6 +42,7 @@ from picode.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from picode.ai.untrusted import one_line
 from picode.modes.acp.terminal import TERMINAL_ID
 from picode.tools._paths import resolve_path
 
@@ -139,14 +140,13 @@ def tool_finished(
 
 def tool_title(name: str, args: Any) -> str:
     if not isinstance(args, dict):
-        return name
+        return one_line(name)
     detail = args.get(TITLE_ARGUMENT.get(name, "path"))
     if not isinstance(detail, str) or not detail.strip():
-        return name
-    first = detail.strip().splitlines()[0]
-    if len(first) > MAX_TITLE_CHARS:
-        first = first[: MAX_TITLE_CHARS - 1] + "…"
-    return f"{name} {first}"
+        return one_line(name)
+    # Spelled out: the title is what a person reads when asked to allow the call.
+    first = one_line(detail.strip().split("\n")[0], MAX_TITLE_CHARS)
+    return f"{one_line(name)} {first}"
 
 
 def tool_locations(args: Any, cwd: Path) -> list[ToolCallLocation] | None:

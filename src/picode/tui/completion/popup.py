@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from picode.ai.untrusted import one_line
 from picode.tui.completion.commands import SlashCommand
 
 MAX_ITEMS = 50
@@ -104,11 +105,12 @@ class CompletionPopup(OptionList, can_focus=False):
 
 
 def _prompt(item: CompletionItem, width: int = 0) -> Content:
+    # File names and extension commands are untrusted: spelled out on one line.
     if not item.detail:
-        return Content(item.label)
-    label = elide_label(item.label, width)
+        return Content(one_line(item.label))
+    label = elide_label(one_line(item.label), width)
     padding = " " * (width - cell_len(label))
-    return Content.assemble(label, padding, "  ", (item.detail, "$text-muted"))
+    return Content.assemble(label, padding, "  ", (one_line(item.detail), "$text-muted"))
 
 
 def elide_label(label: str, width: int) -> str:

@@ -42,11 +42,11 @@ class ApprovalController:
         self._closing = False
 
     def attach(self, session: AgentSession) -> None:
-        """Become the session's approver unless its policy asks for none, and always the
-        one asked to run a command the sandbox blocked outside it."""
+        """Become the session's approver, whatever its policy (a write to a protected path,
+        a shell start-up file or picode's config, is asked about even under "never"), and
+        the one asked to run a command the sandbox blocked outside it."""
         session.set_escalator(self.ask)
-        if session.approval_policy != "never":
-            session.set_approver(self.ask)
+        session.set_approver(self.ask)
 
     @property
     def active(self) -> bool:

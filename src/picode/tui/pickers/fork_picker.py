@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
+from picode.ai.untrusted import one_line
 from picode.tui.pickers.base import DEFAULT_MAX_ROWS, PickerScreen
 
 _TEXT_CHARS = 300
@@ -42,9 +43,9 @@ class ForkPicker(PickerScreen[ForkEntry, str]):
 
     def render_item(self, item: ForkEntry, highlighted: bool) -> Content:
         entry_id, text = item
-        one_line = " ".join(text.split())[:_TEXT_CHARS] or "(empty message)"
+        shown = one_line(" ".join(text.split()), _TEXT_CHARS) or "(empty message)"
         number = str(self._numbers[entry_id]).rjust(self._number_width)
-        return Content.assemble((f"{number}  ", "$text-muted"), one_line)
+        return Content.assemble((f"{number}  ", "$text-muted"), shown)
 
     def result_for(self, item: ForkEntry) -> str:
         return item[0]

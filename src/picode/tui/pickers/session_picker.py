@@ -21,6 +21,7 @@ from typing import ClassVar, Literal, Protocol
 from textual.binding import Binding, BindingType
 from textual.content import Content
 
+from picode.ai.untrusted import one_line
 from picode.session.store_index import SessionSummary
 from picode.tui.pickers.base import DEFAULT_MAX_ROWS, PickerScreen
 from picode.tui.widgets.footer import display_path
@@ -248,7 +249,7 @@ class SessionPicker(PickerScreen[SessionSummary, SessionSummary]):
     def _cwd_label(self, cwd: Path) -> str:
         label = self._cwd_labels.get(cwd)
         if label is None:
-            label = display_path(cwd, self._home) if str(cwd) else "(unknown folder)"
+            label = one_line(display_path(cwd, self._home)) if str(cwd) else "(unknown folder)"
             self._cwd_labels[cwd] = label
         return label
 
@@ -261,11 +262,13 @@ def _describe(exc: BaseException) -> str:
 
 
 def _title(item: SessionSummary) -> Content:
-    first = " ".join((item.first_message or "").split())[:_TITLE_CHARS]
+    # Names and first messages come from session files: spelled out, never raw.
+    first = one_line(" ".join((item.first_message or "").split()), _TITLE_CHARS)
     if item.name:
+        name = one_line(item.name)
         if first:
-            return Content.assemble((item.name, "bold"), ("  " + first, "$text-muted"))
-        return Content.styled(item.name, "bold")
+            return Content.assemble((name, "bold"), ("  " + first, "$text-muted"))
+        return Content.styled(name, "bold")
     if first:
         return Content(first)
     return Content.styled("(no messages)", "$text-muted italic")

@@ -11,6 +11,8 @@ from rich.cells import cell_len
 from textual.content import Content
 from textual.widget import Widget
 
+from picode.ai.untrusted import one_line
+
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
     from picode.tui.config import TuiConfig
@@ -182,10 +184,11 @@ class InfoFooter(Widget):
         """What follows the folder: the git branch and the session name."""
         info = self.info
         text = ""
+        # The branch is read from .git/HEAD and the name from the session file: untrusted.
         if info.branch and "branch" not in left_out:
-            text += f" ({info.branch})"
+            text += f" ({one_line(info.branch)})"
         if info.session_name and "name" not in left_out:
-            text += f" • {info.session_name}"
+            text += f" • {one_line(info.session_name)}"
         return text
 
     def render(self) -> Content:
@@ -195,17 +198,17 @@ class InfoFooter(Widget):
         # Parts go one by one, least useful first, until the line fits with the folder at
         # least FOLDER_MIN cells wide; the folder itself is shortened, never dropped.
         left_out: frozenset[str] = frozenset()
+        folder = one_line(self.info.cwd)
         for part in ("", *LEAVE_OUT_ORDER):
             left_out = left_out | {part} if part else left_out
             right, suffix = self.right_text(left_out), self.left_suffix(left_out)
-            wanted = min(cell_len(self.info.cwd), FOLDER_MIN) + cell_len(suffix)
+            wanted = min(cell_len(folder), FOLDER_MIN) + cell_len(suffix)
             if fixed + wanted + GAP + right.cell_length <= width:
                 break
         room = width - fixed - GAP - right.cell_length - cell_len(suffix)
         if room < 2:
             # Too narrow even for "…" and a letter: the save warning still shows.
             return Content.assemble(warning, " ", right) if warning is not None else right
-        folder = self.info.cwd
         if cell_len(folder) > room:
             # Keep the end of the path: the folder you are in matters most.
             folder = "…" + _right_cells(folder, room - 1)

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
+from picode.ai.untrusted import safe
+
 
 class InfoView(Static):
     DEFAULT_CSS = """
@@ -36,7 +38,8 @@ def _content(title: str, lines: Sequence[str | tuple[str, str]]) -> Content:
     for line in lines:
         if isinstance(line, tuple):
             label, value = line
-            rows.append(Content.assemble((label.ljust(width), "$muted"), "  ", value))
+            # Values quote session files and MCP servers' errors: untrusted.
+            rows.append(Content.assemble((label.ljust(width), "$muted"), "  ", safe(value)))
         else:
-            rows.append(Content(line))
+            rows.append(Content(safe(line)))
     return Content("\n").join(rows)

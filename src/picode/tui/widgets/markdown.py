@@ -25,6 +25,7 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.timer import Timer
 
+from picode.ai.untrusted import safe
 from picode.tui.widgets.md_layout import (
     Line,
     Paint,
@@ -73,7 +74,7 @@ class MarkdownView(KeepsDrawnLines):
         self, markdown: str = "", *, name: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(name=name, classes=classes)
-        self._source = markdown
+        self._source = safe(markdown)
         self._unrendered = bool(markdown)
         #: Settled rows, blank lines between blocks included; only ever appended to.
         self._rows: list[Row] = []
@@ -331,7 +332,8 @@ class StreamingMarkdown(MarkdownView):
 
     def _take_buffer(self) -> None:
         if self._buffer:
-            self._source += "".join(self._buffer)
+            # Untrusted: no escape sequence of the reply may reach the terminal.
+            self._source += safe("".join(self._buffer))
             self._buffer.clear()
 
     def _advance(self, *, final: bool) -> None:

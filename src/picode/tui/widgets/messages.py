@@ -20,6 +20,7 @@ from picode.ai.types import (
     ToolCall,
     UserMessage,
 )
+from picode.ai.untrusted import safe
 from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
 from picode.tui.widgets.steady import KeepsDrawnLines
 from picode.tui.widgets.tool_call import ToolCallView
@@ -52,7 +53,7 @@ class UserMessageView(Static):
 
 
 def _user_content(text: str, attached: Sequence[Attached]) -> Content:
-    shown = text[:USER_MESSAGE_MAX_CHARS]
+    shown = safe(text[:USER_MESSAGE_MAX_CHARS])
     lines = shown.splitlines()
     hidden_lines = text.count("\n") + 1 - min(len(lines), USER_MESSAGE_MAX_LINES)
     shown = "\n".join(lines[:USER_MESSAGE_MAX_LINES])
@@ -81,6 +82,7 @@ class ThinkingView(Widget):
 
     def __init__(self, text: str = "", *, collapsed: bool = False) -> None:
         super().__init__()
+        text = safe(text)
         self._parts: list[str] = [text] if text else []
         self._text: str | None = text
         self.set_reactive(ThinkingView.collapsed, collapsed)
@@ -94,11 +96,12 @@ class ThinkingView(Widget):
 
     def feed(self, delta: str) -> None:
         if delta:
-            self._parts.append(delta)
+            self._parts.append(safe(delta))
             self._text = None
             self.refresh(layout=True)
 
     def set_text(self, text: str) -> None:
+        text = safe(text)
         self._parts = [text]
         self._text = text
         self.refresh(layout=True)
@@ -259,5 +262,5 @@ def completed_assistant_view(
 
 
 def _error_line(message: AssistantMessage) -> Static:
-    text = message.error_message or "The request failed."
+    text = safe(message.error_message or "The request failed.")
     return Static(Content.styled(f"Error: {text}", "$tool-error"), classes="error")

@@ -11,6 +11,8 @@ from typing import Literal
 from textual.content import Content
 from textual.widgets import Static
 
+from picode.ai.untrusted import one_line, safe
+
 NoticeLevel = Literal["info", "warning", "error", "interrupted"]
 _NOTICE_STYLE: dict[str, str] = {
     "info": "$muted",
@@ -31,14 +33,15 @@ class NoticeView(Static):
     def __init__(self, text: str, level: NoticeLevel = "info") -> None:
         self.level = level
         self.text = text
-        super().__init__(Content.styled(text, _NOTICE_STYLE[level]), classes=f"-{level}")
+        # Notices quote errors, file names, server replies: untrusted.
+        super().__init__(Content.styled(safe(text), _NOTICE_STYLE[level]), classes=f"-{level}")
 
     def set_text(self, text: str, level: NoticeLevel) -> None:
         """Change the line in place (a retry sequence's line as it goes on)."""
         self.remove_class(f"-{self.level}")
         self.level, self.text = level, text
         self.add_class(f"-{level}")
-        self.update(Content.styled(text, _NOTICE_STYLE[level]))
+        self.update(Content.styled(safe(text), _NOTICE_STYLE[level]))
 
 
 KEY_HINTS = (
@@ -65,7 +68,7 @@ class WelcomeView(Static):
                 "  ·  ",
                 (model, "$foreground"),
                 "  ·  ",
-                (cwd, "$foreground"),
+                (one_line(cwd), "$foreground"),
                 "\n",
                 (KEY_HINTS, "$muted"),
             )

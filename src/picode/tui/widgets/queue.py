@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
+from picode.ai.untrusted import safe
+
 PREVIEW_CHARS = 120
 
 
@@ -38,7 +40,7 @@ class QueueView(Static):
 
 
 def _line(kind: str, text: str) -> Content:
-    first, _, rest = text.strip().partition("\n")
+    first, _, rest = safe(text).strip().partition("\n")
     if rest or len(first) > PREVIEW_CHARS:
         first = first[: PREVIEW_CHARS - 1] + "…"
     return Content.assemble(("⏵ ", "$accent"), (f"{kind}: ", "$accent"), (first, "$foreground"))

@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widget import Widget
 
+from picode.ai.untrusted import safe
+
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_S = 0.1
 
@@ -122,7 +124,7 @@ class StatusLine(Widget):
             text, level = self.notice
             if parts:
                 parts.append(Content("  ·  "))
-            parts.append(Content.styled(text, _LEVEL_STYLE[level]))
+            parts.append(Content.styled(safe(text), _LEVEL_STYLE[level]))
         return Content("").join(parts)
 
     def _changed(self) -> None:

@@ -2,6 +2,8 @@
 
 Kept apart from the widget so they can be tested without an app and so a new tool only
 needs a renderer here. Styles name theme tokens (``$diff-added`` ...), resolved at paint time.
+Arguments are shown spelled out (``picode.ai.untrusted.visible``: what was approved is what
+ran), output with its escape sequences removed (``safe``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any, Literal, TypeAlias
 from textual.content import Content
 
 from picode.agent.tool import ToolResult
+from picode.ai.untrusted import one_line, safe, visible
 from picode.session.mcp.status import tool_display_name
 
 ToolState: TypeAlias = Literal["streaming", "awaiting", "running", "success", "error"]
@@ -53,6 +56,7 @@ def key_argument(name: str, args: dict[str, Any]) -> str | None:
     if name == "grep" and isinstance(args.get("path"), str) and args["path"]:
         value = f"{value}  in {args['path']}"
     first_line, _, rest = value.strip().partition("\n")
+    first_line = visible(first_line)
     if rest:
         first_line += " …"
     return _clip(first_line, KEY_ARGUMENT_CHARS)
@@ -60,7 +64,7 @@ def key_argument(name: str, args: dict[str, Any]) -> str | None:
 
 def header(name: str, args: dict[str, Any], state: ToolState) -> Content:
     # An MCP tool shows its server: "files › read_file" rather than mcp__files__read_file.
-    title = tool_display_name(name) or name
+    title = one_line(tool_display_name(name) or name)
     parts: list[tuple[str, str] | str] = [("● ", _STATE_STYLE[state]), (title, "bold")]
     argument = key_argument(name, args)
     if argument:
@@ -78,7 +82,7 @@ def running_body(name: str, partial: ToolResult | None) -> Content | None:
     """What shows while the tool runs: the live tail of its output."""
     if partial is None:
         return None
-    text = partial.text_content
+    text = safe(partial.text_content)
     if not text.strip():
         return None
     # Ctrl+O acts on finished results only: no hint on the live tail.
@@ -88,7 +92,7 @@ def running_body(name: str, partial: ToolResult | None) -> Content | None:
 def result_body(
     name: str, args: dict[str, Any], result: ToolResult, is_error: bool, expanded: bool
 ) -> Content | None:
-    text = result.text_content
+    text = safe(result.text_content)
     if is_error:
         limit = EXPANDED_LINES if expanded else BASH_TAIL_LINES
         text = text or "(no error message)"
@@ -102,7 +106,7 @@ def result_body(
     if name == "bash":
         return _tail(text, EXPANDED_LINES if expanded else BASH_TAIL_LINES, expanded, style="")
     if name in ("read", "write"):
-        source = text if name == "read" else str(args.get("content", ""))
+        source = text if name == "read" else visible(str(args.get("content", "")))
         summary = _summary_line(name, source, result, expanded)
         if not expanded:
             return Content.styled(summary, "$muted")
@@ -115,11 +119,11 @@ def result_body(
 
 def render_diff(diff: str, limit: int | None) -> Content:
     """A unified diff, coloured line by line."""
-    lines = diff.splitlines()
+    lines = diff.rstrip("\n").split("\n")  # not splitlines(): a \r stays, spelled out
     shown = lines if limit is None else lines[:limit]
     rendered: list[Content] = []
     for line in shown:
-        line = _clip(line, MAX_LINE_CHARS)
+        line = _clip(visible(line), MAX_LINE_CHARS)
         if line.startswith(("+++", "---")):
             style = "bold $diff-context"
         elif line.startswith("+"):
