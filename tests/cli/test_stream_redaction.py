@@ -44,6 +44,9 @@ class FakeStdout:
     def flush(self) -> None:
         pass
 
+    def isatty(self) -> bool:
+        return False  # a pipe: what a program reading the json stream sees
+
 
 def _json_stream(events: list[Any]) -> list[dict[str, Any]]:
     stdout = FakeStdout()
