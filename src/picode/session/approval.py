@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from picode.agent.home_paths import KEY_LOCATIONS, SHELL_STARTUP_FILES
 from picode.ai.untrusted import visible
 from picode.session.paths import Paths, project_dir
 
@@ -183,19 +184,6 @@ def _lines(text: str) -> list[str]:
 
 #: Tools that change a file named by their ``path`` argument.
 CHANGING_TOOLS = frozenset({"write", "edit"})
-_SHELL_START_UP = (
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zprofile",
-    ".zshenv",
-    ".zlogin",
-    ".config/fish",
-)
-_KEYS = (".ssh", ".gnupg", ".aws", ".netrc", ".git-credentials")
 #: Inside any ``.git`` folder: what git runs, and the file that can name what git runs.
 _GIT = {
     "hooks": "git hooks (programs git runs)",
@@ -231,8 +219,8 @@ class ProtectedPaths:
             (paths.config_dir, "picode's config folder (settings, keys, extensions)"),
             (paths.data_dir, "picode's data folder (sessions, trust decisions)"),
             (project_dir(cwd), "this project's .picode folder"),
-            *((home / name, "a file or folder of keys") for name in _KEYS),
-            *((home / name, "a shell start-up file") for name in _SHELL_START_UP),
+            *((home / name, "a file or folder of keys") for name in KEY_LOCATIONS),
+            *((home / name, "a shell start-up file") for name in SHELL_STARTUP_FILES),
         ]
         return cls(cwd, tuple((Path(os.path.realpath(path)), what) for path, what in named))
 

@@ -14,21 +14,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: Read by every new shell of the user: a write there runs code outside the sandbox later.
-SHELL_STARTUP_FILES = (
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
-    ".config/fish",
-)
-#: Keys and cloud credentials: not even readable inside the sandbox.
-SECRET_FOLDERS = (".ssh", ".aws", ".gnupg", ".config/gcloud", ".azure", ".kube", ".docker")
+from picode.agent.home_paths import KEY_LOCATIONS, SHELL_STARTUP_FILES
+
 #: Inside the project: what would run code or change what picode trusts next time.
 PROJECT_READ_ONLY = (".picode", ".git/hooks", ".git/config")
 
@@ -90,9 +77,9 @@ def layout(config: SandboxConfig, cwd: Path, *, network: bool, proxy: Path | Non
         for path in _existing([*config.protected, *startup, *inside])
         if any(_within(path, root) for root in writable)
     ]
-    secrets = _existing([home / name for name in SECRET_FOLDERS])
+    secrets = _existing([*(home / name for name in KEY_LOCATIONS), *config.secret_files])
     hidden_folders = [path for path in secrets if path.is_dir()]
-    hidden_files = [path for path in _existing([*config.secret_files]) if path.is_file()]
+    hidden_files = [path for path in secrets if path.is_file()]
     return Layout(
         tuple(writable),
         tuple(read_only),
