@@ -265,6 +265,15 @@ def test_set_mode_then_permission_asks_reject_and_allow(
     assert (picode.project / "allowed.txt").read_text() == "yes\n"
     statuses = {u.tool_call_id: u.status for u in client.of_kind("tool_call_update")}
     assert statuses == {"call_no": "failed", "call_yes": "completed"}
+    # While the person is asked the call is pending, not running.
+    sequence = [(u.tool_call_id, u.status) for u in client.of_kind("tool_call_update") if u.status]
+    assert sequence == [
+        ("call_no", "pending"),
+        ("call_no", "failed"),
+        ("call_yes", "pending"),
+        ("call_yes", "in_progress"),
+        ("call_yes", "completed"),
+    ]
     assert "denied" in wire.requests[1].body.decode()
 
 

@@ -355,6 +355,10 @@ class PicodeAcpAgent:
             raw_input=request.args,
             content=[*_protected_note(request.protected), *(content or _preview(request.preview))],
         )
+        # The call waits for the person, not running: "pending" until they answer.
+        self.outbox.put(
+            hosted.session_id, helpers.update_tool_call(request.call_id, status="pending")
+        )
         # Updates sent before the ask must reach the client first (the call it is about).
         await self.outbox.flush()
         response = await self.conn.request_permission(
@@ -362,6 +366,8 @@ class PicodeAcpAgent:
         )
         chosen = getattr(response.outcome, "option_id", None)
         if chosen in ("yes", "always"):
+            update = helpers.update_tool_call(request.call_id, status="in_progress")
+            self.outbox.put(hosted.session_id, update)
             return ApprovalDecision(chosen)
         return ApprovalDecision("no", "the person declined in the client")
 
