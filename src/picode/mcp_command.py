@@ -7,11 +7,10 @@ refuses to replace a server that exists and never writes a file it could not par
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 USAGE = """\
 usage: picode mcp list
@@ -122,6 +121,7 @@ def _write_server(name: str, table: dict[str, object], out: TextIO, err: TextIO)
     from pydantic import ValidationError
 
     from picode.session.config_mcp import McpSettings
+    from picode.session.config_write import ConfigWriteError, edit_user_config
     from picode.session.paths import resolve_paths
 
     try:
@@ -131,25 +131,18 @@ def _write_server(name: str, table: dict[str, object], out: TextIO, err: TextIO)
         err.write(f"picode mcp add: {reasons}\n")
         return 2
     file = resolve_paths().user_config_file
+
+    def add(document: Any) -> None:
+        mcp = document.setdefault("mcp", tomlkit.table(is_super_table=True))
+        servers = mcp.setdefault("servers", tomlkit.table(is_super_table=True))
+        if name in servers:
+            raise ConfigWriteError(f"{file} already has [mcp.servers.{name}]; nothing changed")
+        servers[name] = table
+
     try:
-        text = file.read_text(encoding="utf-8") if file.exists() else ""
-        document = tomlkit.parse(text)
-    except (OSError, UnicodeDecodeError, tomlkit.exceptions.TOMLKitError) as exc:
-        err.write(f"picode mcp add: {file} cannot be read ({exc}); nothing changed\n")
-        return 1
-    mcp = document.setdefault("mcp", tomlkit.table(is_super_table=True))
-    servers = mcp.setdefault("servers", tomlkit.table(is_super_table=True))
-    if name in servers:
-        err.write(f"picode mcp add: {file} already has [mcp.servers.{name}]; nothing changed\n")
-        return 1
-    servers[name] = table
-    file.parent.mkdir(parents=True, exist_ok=True)
-    temporary = file.with_name(file.name + ".tmp")
-    try:
-        temporary.write_text(tomlkit.dumps(document), encoding="utf-8")
-        os.replace(temporary, file)
-    except OSError as exc:
-        err.write(f"picode mcp add: cannot write {file} ({exc}); nothing changed\n")
+        edit_user_config(file, add)
+    except ConfigWriteError as exc:
+        err.write(f"picode mcp add: {exc}\n")
         return 1
     out.write(f"Added [mcp.servers.{name}] to {file}\n")
     return 0

@@ -145,12 +145,17 @@ def test_theme_previews_live_esc_restores_and_enter_keeps(tui: TuiHarness) -> No
             await type_text(pilot, "ansi")
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.theme == "ansi")
-            assert has_notice(app, 'set theme = "ansi" in config.toml')
+            await wait_until(pilot, lambda: has_notice(app, "Theme: ansi (saved in"))
             await send(pilot, "/theme nosuch")
             await wait_until(pilot, lambda: has_notice(app, "Unknown theme 'nosuch'"))
             assert picker is not None
 
+    config = tui.paths.user_config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('# mine\napproval = "all"\n', encoding="utf-8")
     run(scenario())
+    # Kept for the next start, beside what the file held (comments included).
+    assert config.read_text(encoding="utf-8") == '# mine\napproval = "all"\ntheme = "ansi"\n'
 
 
 def test_app_keys_do_not_fire_inside_a_picker(tui: TuiHarness) -> None:

@@ -238,9 +238,21 @@ class CommandController:
             self._theme_chosen(chosen)
 
     def _theme_chosen(self, name: str) -> None:
-        self.app.report(
-            f'Theme: {name} (for this run; set theme = "{name}" in config.toml to keep it).'
-        )
+        """Kept in the person's config.toml, as pi and Claude Code keep it."""
+        from picode.session.config import CONFIG_FILE_NAME
+        from picode.session.config_write import ConfigWriteError, set_user_setting
+
+        folder = self.app.config.config_dir
+        if folder is None:
+            self.app.report(f"Theme: {name} (for this run).")
+            return
+        file = folder / CONFIG_FILE_NAME
+        try:
+            set_user_setting(file, "theme", name)
+        except ConfigWriteError as exc:
+            self.app.report(f"Theme: {name} for this run; not saved: {exc}", "warning")
+            return
+        self.app.report(f"Theme: {name} (saved in {file}).")
 
     async def mcp(self, argument: str) -> None:
         servers = self.session_or_error().mcp_servers()
