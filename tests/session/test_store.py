@@ -387,6 +387,19 @@ def test_list_sees_appends_renames_and_deletions(store: SessionStore, cwd: Path)
     assert store.list(cwd.parent / "elsewhere") == []
 
 
+def test_the_first_message_shows_what_was_typed_and_attached_files_by_name(
+    store: SessionStore, cwd: Path
+) -> None:
+    from picode.agent.file_blocks import text_file_block
+    from picode.ai.types import TextContent, UserMessage
+
+    session = store.create(cwd)
+    attached = text_file_block("holdout.txt", 2, None, "secret line one\nsecret line two")
+    session.append_message(UserMessage([TextContent("review this"), attached]))
+    (summary,) = store.list(cwd)
+    assert summary.first_message == "review this @holdout.txt"
+
+
 def test_list_ignores_a_torn_last_line(store: SessionStore, cwd: Path) -> None:
     session = store.create(cwd)
     session.append_message(user("one"))

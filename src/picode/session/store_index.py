@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from picode.ai.types import message_from_dict
+from picode.agent.file_blocks import split_attachments
+from picode.ai.types import UserMessage, message_from_dict
 from picode.session.store_format import (
     ENTRY_PREFIX,
     HEADER_PREFIX,
@@ -27,7 +28,8 @@ from picode.session.store_format import (
 )
 
 INDEX_FILE_NAME = ".index.json"
-_INDEX_VERSION = 1
+#: 2: a first message is what was typed, its attached files as @path (no file contents).
+_INDEX_VERSION = 2
 _CHUNK = 8 << 20
 _FIRST_MESSAGE_CHARS = 200
 _USER_MARK = b'"message":{"role":"user"'
@@ -213,9 +215,13 @@ def _first_user_text(block: bytes) -> str | None:
             continue
         raw = _line_object(block, line_start).get("message")
         try:
-            text = message_from_dict(raw).text if isinstance(raw, dict) else ""
+            message = message_from_dict(raw) if isinstance(raw, dict) else None
         except (ValueError, KeyError, TypeError):
             continue
+        if not isinstance(message, UserMessage):
+            continue
+        typed, attached = split_attachments(message)
+        text = " ".join([typed, *(f"@{file.path}" for file in attached)])
         return " ".join(text.split())[:_FIRST_MESSAGE_CHARS]
     return None
 
