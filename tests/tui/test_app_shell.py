@@ -177,11 +177,28 @@ def test_ctrl_g_reports_a_failing_editor_and_keeps_the_text(
             await wait_until(pilot, lambda: has_notice(app, "exited with status 3"))
             assert app.editor.text == "keep me"
             monkeypatch.delenv("EDITOR")
+            (tmp_path / "no-editors").mkdir()
+            monkeypatch.setenv("PATH", str(tmp_path / "no-editors"))
             await pilot.press("ctrl+g")
             await wait_until(pilot, lambda: has_notice(app, "set $VISUAL or $EDITOR"))
             assert app.editor.text == "keep me"
 
     run(scenario())
+
+
+def test_without_visual_or_editor_the_usual_editors_are_tried(tmp_path: Path) -> None:
+    from picode.tui.controllers.external_editor import ExternalEditorError, editor_command
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for name in ("vi", "nano"):
+        script = folder / name
+        script.write_text("#!/bin/sh\n", encoding="utf-8")
+        script.chmod(0o755)
+    assert editor_command({"PATH": str(folder)}) == ["nano"]  # before vi, as git does
+    assert editor_command({"PATH": str(folder), "EDITOR": "code -w"}) == ["code", "-w"]
+    with pytest.raises(ExternalEditorError, match="none of editor, nano or vi"):
+        editor_command({"PATH": str(tmp_path)})
 
 
 def test_ctrl_z_undoes_in_a_non_empty_editor_and_suspends_on_an_empty_one(

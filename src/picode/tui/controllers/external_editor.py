@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
@@ -24,12 +25,21 @@ class ExternalEditorError(Exception):
     """The editor could not be used; the message says why (the text is left as it was)."""
 
 
+#: Tried in order when neither $VISUAL nor $EDITOR is set, as git and crontab do.
+FALLBACK_EDITORS = ("editor", "nano", "vi")
+
+
 def editor_command(env: Mapping[str, str]) -> list[str]:
     command = env.get("VISUAL", "").strip() or env.get("EDITOR", "").strip()
     if not command:
-        raise ExternalEditorError(
-            "Ctrl+G opens your editor: set $VISUAL or $EDITOR (e.g. export EDITOR=nano)."
-        )
+        path = env.get("PATH", os.defpath)
+        found = next((name for name in FALLBACK_EDITORS if shutil.which(name, path=path)), None)
+        if found is None:
+            raise ExternalEditorError(
+                "Ctrl+G opens your editor: set $VISUAL or $EDITOR (e.g. export EDITOR=nano); "
+                "none of editor, nano or vi is installed."
+            )
+        return [found]
     try:
         argv = shlex.split(command)
     except ValueError as exc:
