@@ -152,9 +152,13 @@ def test_an_unknown_provider_lists_close_matches_and_known_providers(
         registry.resolve("antropic/claude-sonnet-4-5:high")
     text = str(info.value)
     assert "Unknown provider 'antropic'" in text
-    assert "anthropic/" in text
+    assert "Close matches: anthropic/claude-sonnet-4-5" in text  # the id under the provider meant
     assert "Known providers: anthropic, google, openai" in text
     assert "provider/id" in text
+    assert "--model" not in text  # the TUI's /model says it too: no command-line advice
+    with pytest.raises(UnknownModelError) as other:
+        registry.resolve("nope/x")
+    assert "…" not in str(other.value)
 
 
 def test_a_provider_without_an_id_is_refused(registry: ModelRegistry) -> None:

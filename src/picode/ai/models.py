@@ -152,14 +152,18 @@ class ModelRegistry:
         refs = [m.ref for m in self.models()]
         near = difflib.get_close_matches(text, refs, 3, 0.4)
         if provider is not None:
-            near_providers = difflib.get_close_matches(provider, list(self.providers), 2, 0.5)
-            near = [f"{p}/…" for p in near_providers] + near
+            model_id = text.split("/", 1)[1] if "/" in text else ""
+            for name in difflib.get_close_matches(provider, list(self.providers), 2, 0.5):
+                # The same id under the provider meant, when that provider has it.
+                ref = f"{name}/{model_id}"
+                if ref not in near:
+                    near.insert(0, ref if ref in refs else f"the provider {name}")
             lead = f"Unknown provider '{provider}'"
         else:
             lead = f"Unknown model '{text}'"
         hint = f". Close matches: {', '.join(near)}" if near else ""
         known = ", ".join(sorted(self.providers))
-        return f"{lead}{hint}. Known providers: {known}. Use --model provider/id."
+        return f"{lead}{hint}. Known providers: {known}. A model is named provider/id."
 
     def default_model(self, provider: str | None = None) -> Model:
         name = provider or "anthropic"
