@@ -117,6 +117,10 @@ def test_shift_tab_cycles_thinking_and_the_footer_follows(tui: TuiHarness) -> No
             assert "thinking " + session.thinking in app.info_footer.right_text().plain
             assert app.focused is app.editor  # shift+tab did not move the focus
             await wait_until(pilot, lambda: has_notice(app, f"Thinking: {session.thinking}"))
+            await pilot.press("shift+tab", "shift+tab", "shift+tab")
+            await wait_until(pilot, lambda: has_notice(app, f"Thinking: {session.thinking}"))
+            # A run of presses is one line, saying where it ended.
+            assert len([n for n in notices(app) if n.startswith("Thinking: ")]) == 1
 
     run(scenario())
 

@@ -461,9 +461,18 @@ class PicodeApp(App[int]):
         if self.session is not None:
             level = self.session.cycle_thinking_level()
             if self.session.model.reasoning:
-                self.report(f"Thinking: {level}")
+                self._say_thinking(f"Thinking: {level}")
             else:
-                self.report(f"Thinking: off ({self.session.model.id} does not think)")
+                self._say_thinking(f"Thinking: off ({self.session.model.id} does not think)")
+
+    def _say_thinking(self, text: str) -> None:
+        """One line for a run of shift+tab presses: the last one says where it ended."""
+        entries = self.transcript.entries
+        last = entries[-1] if entries else None
+        if isinstance(last, NoticeView) and last.text.startswith("Thinking: "):
+            last.set_text(text, "info")
+        else:
+            self.report(text)
 
     def action_cycle_model(self) -> None:
         session = self.session
