@@ -67,3 +67,16 @@ def test_keys_in_one_read_apply_in_order(tui: Start) -> None:
     terminal.wait_for_gone("qz")
     terminal.send(CTRL_D)
     assert terminal.wait_exit() == 0
+
+
+def test_no_color_paints_no_colour_at_all(tui: Start) -> None:
+    import re
+
+    terminal = tui(env={"NO_COLOR": "1"})
+    terminal.send(b"plain")
+    terminal.wait_for_text("plain")
+    # SGR colour parameters: 30-37/40-47/90-97/100-107, 38;5;n / 48;5;n, 38;2;r;g;b / 48;2;...
+    colour = re.compile(rb"\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|[34]8;[25];)[0-9;]*m")
+    assert not colour.search(terminal.output), colour.search(terminal.output)
+    terminal.send(CTRL_C + CTRL_D)  # in one read too: clear, then quit on the empty editor
+    assert terminal.wait_exit() == 0

@@ -88,6 +88,8 @@ class PicodeApp(App[int]):
 
     def __init__(self, config: TuiConfig) -> None:
         super().__init__()
+        if self.no_color:
+            _without_colour(self)
         self.config = config
         self.session: AgentSession | None = None
         self._cwd_label = config.cwd_label or display_path(config.cwd)
@@ -399,8 +401,6 @@ class PicodeApp(App[int]):
         match action:
             case "interrupt":
                 return self.interrupts.can_handle()
-            case "quit_if_empty" | "suspend":
-                return self.editor.is_empty
             case "dequeue":
                 return bool(self.queue.steering or self.queue.follow_ups)
             case "cycle_model" | "model_picker":
@@ -539,3 +539,13 @@ class PicodeApp(App[int]):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self.exit(0)
+
+
+def _without_colour(app: App[int]) -> None:
+    """NO_COLOR (no-color.org) asks for no colour at all, but Textual turns it into greys
+    and grey backgrounds (its Monochrome filter): strip the colours instead, keeping bold,
+    underline and reverse, so the cursor and selections still show."""
+    from textual.filter import Monochrome, NoColor
+
+    app._filters = [f for f in app._filters if not isinstance(f, Monochrome)]
+    app._filters.append(NoColor())
