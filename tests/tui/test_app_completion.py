@@ -39,6 +39,25 @@ def test_slash_lists_commands_above_the_editor_and_narrows_as_you_type(tui: TuiH
     run(scenario())
 
 
+def test_on_a_short_terminal_the_list_scrolls_and_the_footer_stays(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 15)) as pilot:
+            await opened(pilot)
+            popup = app.completion_popup
+            await pilot.press("/")
+            await wait_until(pilot, lambda: popup.is_open)
+            await pilot.pause()
+            height = app.screen.size.height
+            # The status line, the editor and the footer are all still on the screen.
+            for widget in (app.status, app.editor, app.info_footer):
+                assert 0 <= widget.region.y and widget.region.bottom <= height, widget
+            assert popup.region.height >= 2 and len(popup.items) > popup.region.height
+
+    run(scenario())
+
+
 def test_enter_runs_a_command_that_needs_no_argument_and_waits_for_one_that_does(
     tui: TuiHarness,
 ) -> None:

@@ -36,6 +36,11 @@ class CompletionItem:
         return cls(path, path)
 
 
+#: The list's height at most, and at least however short the terminal.
+MAX_ROWS = 10
+MIN_ROWS = 2
+
+
 class CompletionPopup(OptionList, can_focus=False):
     """``show(items)``, ``hide()``, ``move(delta)``, ``selected()``: the app routes Up/Down,
     Tab/Enter and Esc here while ``is_open``."""
@@ -44,7 +49,7 @@ class CompletionPopup(OptionList, can_focus=False):
     CompletionPopup {
         display: none;
         height: auto;
-        max-height: 10;
+        max-height: 10;  /* MAX_ROWS; less on a short terminal (_room) */
         border: none;
         padding: 0 1;
         background: $surface;
@@ -83,7 +88,22 @@ class CompletionPopup(OptionList, can_focus=False):
         width = min(max(cell_len(item.label) for item in self.items), LABEL_WIDTH)
         self.set_options(Option(_prompt(item, width)) for item in self.items)
         self.highlighted = 0
+        self.styles.max_height = self._room()
         self.add_class("-open")
+
+    def _room(self) -> int:
+        """Rows the list may take without pushing the status line, the editor or the footer
+        off a short terminal (it scrolls instead); one row of the transcript stays too."""
+        try:
+            screen = self.screen
+        except Exception:  # not mounted yet (tests that drive the popup alone)
+            return MAX_ROWS
+        others = sum(
+            child.outer_size.height
+            for child in screen.children
+            if child is not self and child.id != "transcript" and child.display
+        )
+        return max(MIN_ROWS, min(MAX_ROWS, screen.size.height - others - 1))
 
     def hide(self) -> None:
         self.remove_class("-open")
