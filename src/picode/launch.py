@@ -256,6 +256,7 @@ def quick_view(args: argparse.Namespace) -> QuickView:
         config_dir=paths.config_dir,
         keymap_file=paths.keymap_file,
         sessions_dir=paths.sessions_dir,
+        exports_dir=paths.exports_dir,
         pick_session=args.resume == "",
     )
 

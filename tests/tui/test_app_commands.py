@@ -134,6 +134,25 @@ def test_export_writes_html_and_markdown_and_a_bad_folder_is_reported(tui: TuiHa
     run(scenario())
 
 
+def test_export_without_a_folder_writes_to_picodes_own_folder_not_the_project(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux(text_turn("Kept private.")))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await _turn(pilot, "export me")
+            await send(pilot, "/export")
+            await wait_until(pilot, lambda: _info(app, "Exported") is not None)
+
+    run(scenario())
+    folder = tui.paths.exports_dir
+    assert sorted(p.suffix for p in folder.iterdir()) == [".html", ".md"]
+    assert oct(folder.stat().st_mode & 0o777) == oct(0o700)
+    assert not list(tui.cwd.glob("picode-session-*"))  # nothing dropped in the project
+
+
 def test_hotkeys_lists_every_binding_with_the_keymap_applied(tui: TuiHarness) -> None:
     keymap = tui.paths.config_dir / "keymap.toml"
     keymap.parent.mkdir(parents=True, exist_ok=True)

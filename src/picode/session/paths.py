@@ -22,6 +22,11 @@ class Paths:
         return self.data_dir / "sessions"
 
     @property
+    def exports_dir(self) -> Path:
+        """Where ``/export`` writes when no folder is given (never the project)."""
+        return self.data_dir / "exports"
+
+    @property
     def auth_file(self) -> Path:
         return self.config_dir / "auth.json"
 

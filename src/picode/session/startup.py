@@ -34,5 +34,7 @@ class QuickView:
     keymap_file: Path
     #: Where saved sessions live (the ``-r`` picker lists them).
     sessions_dir: Path
+    #: Where ``/export`` writes by default.
+    exports_dir: Path
     #: ``-r`` without an id: the app shows the session picker first.
     pick_session: bool = False

@@ -55,6 +55,8 @@ class TuiConfig:
     pick_session: bool = False
     #: Where saved sessions live (the picker lists them); None: the default location.
     sessions_dir: Path | None = None
+    #: Where ``/export`` writes without a folder; None: the session's folder.
+    exports_dir: Path | None = None
     #: What the folder's ``.picode/`` holds that needs trust; None: nothing is asked.
     assess_trust: Callable[[], ProjectTrust] | None = None
     #: The trust settled before the first session opened (the person's answer included).
@@ -76,6 +78,7 @@ class TuiConfig:
             config_dir=options.paths.config_dir,
             keymap_file=options.paths.keymap_file,
             sessions_dir=options.paths.sessions_dir,
+            exports_dir=options.paths.exports_dir,
             pick_session=options.session == "pick",
         )
         return cls.deferred(view, lambda _trust: Prepared(dataclasses.replace(options), []))
@@ -112,6 +115,7 @@ class TuiConfig:
             config_dir=view.config_dir,
             keymap_file=view.keymap_file,
             sessions_dir=view.sessions_dir,
+            exports_dir=view.exports_dir,
             pick_session=view.pick_session,
         )
         return config

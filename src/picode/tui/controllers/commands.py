@@ -350,11 +350,23 @@ class CommandController:
         notice = await copy_text(self.app, text, env=self.app.clipboard_env)
         self.app.report(notice, "warning" if notice.startswith("Could not") else "info")
 
+    def _exports_folder(self) -> Path | None:
+        """picode's own exports folder (0700): an export holds the whole conversation and
+        has no business in the project, where it could be committed."""
+        folder = self.app.config.exports_dir
+        if folder is None:
+            return None
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CommandError(f"Cannot create {folder}: {exc.strerror or exc}") from None
+        return folder
+
     async def export(self, argument: str) -> None:
         from picode.tui.export import ExportError, export_session
 
         session = self.session_or_error()
-        target = Path(argument) if argument else None
+        target = Path(argument) if argument else self._exports_folder()
         try:
             html_path, md_path = await asyncio.to_thread(export_session, session, target)
         except ExportError as exc:
