@@ -123,3 +123,28 @@ def test_alt_up_takes_queued_messages_back_into_the_editor(tui: TuiHarness) -> N
             await wait_until(pilot, lambda: not session.is_running)
 
     run(scenario())
+
+
+def test_a_finished_call_shows_done_while_an_earlier_sibling_still_runs(tui: TuiHarness) -> None:
+    first, second = FakeSlowTool("first"), FakeSlowTool("second")
+    faux = tui.faux(
+        FauxTurn([FauxToolCall("first", {}), FauxToolCall("second", {})]), text_turn("both done")
+    )
+    app = tui.app(faux, extra_tools=[first, second])
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await type_text(pilot, "go")
+            press_now(app, "enter")
+            await wait_until(pilot, lambda: first.started and second.started, what="both run")
+            views = {view.tool_name: view for view in app.query(ToolCallView)}
+            assert second.release is not None
+            second.release.set()  # the later call ends; the earlier one still runs
+            await wait_until(pilot, lambda: views["second"].state == "success")
+            assert views["first"].state == "running"
+            assert first.release is not None
+            first.release.set()
+            await wait_until(pilot, lambda: views["first"].state == "success")
+
+    run(scenario())

@@ -2,7 +2,8 @@
 
 All calls start together and run as concurrent tasks, at most ``max_parallel`` of them in
 a tool's ``execute`` at once (a reply of a thousand bash calls must not start a thousand
-shells); their ends and result messages are emitted in the order the model wrote the calls.
+shells). Each call's end is emitted when it completes; the result messages, in the order
+the model wrote the calls.
 Each tool gets a signal that follows both the run's signal and this batch's steering signal.
 When a signal fires, the call's result is decided at once (the tool task is cancelled too),
 so a tool that ignores its signal can never hold the loop.
@@ -71,10 +72,12 @@ def unknown_tool_result(name: str, tools: Sequence[AgentTool]) -> ToolResult:
 class _Outcomes:
     """Where tool runs report; the coordinator waits here without a queue per item."""
 
-    __slots__ = ("completed", "results", "updates", "waiter")
+    __slots__ = ("completed", "finished", "results", "updates", "waiter")
 
     def __init__(self, count: int) -> None:
         self.results: list[ToolResult | None] = [None] * count
+        #: Positions in the order their calls finished.
+        self.finished: list[int] = []
         self.completed = 0
         self.updates: deque[tuple[int, ToolResult]] = deque()
         self.waiter: asyncio.Future[None] | None = None
@@ -83,6 +86,7 @@ class _Outcomes:
         if self.results[index] is not None:
             return False
         self.results[index] = result
+        self.finished.append(index)
         self.completed += 1
         self._wake()
         return True
@@ -264,6 +268,7 @@ async def execute_tool_calls(
         _ToolRun(index, call, tool, hooks, run_signal, steering.signal, outcomes, slots).start()
 
     messages: list[ToolResultMessage] = []
+    ended: list[int] = []
     results = outcomes.results
     # Results known before anything ran (unknown tool, not_run) are not completions.
     polled = outcomes.completed
@@ -284,6 +289,16 @@ async def execute_tool_calls(
                 ):
                     steering.abort("steering")
             emitted_any = False
+            # Each call's end as soon as it has one (a front end stops showing it as running
+            # while an earlier sibling still runs or waits for approval) ...
+            while len(ended) < len(outcomes.finished):
+                index = outcomes.finished[len(ended)]
+                ended.append(index)
+                result, call = results[index], calls[index]
+                assert result is not None
+                emitted_any = True
+                await emit(ToolExecutionEnd(call.id, call.name, result, result.is_error))
+            # ... and the result messages in the order the model wrote the calls.
             while len(messages) < count:
                 result = results[len(messages)]
                 if result is None:
@@ -294,7 +309,6 @@ async def execute_tool_calls(
                 )
                 messages.append(message)
                 emitted_any = True
-                await emit(ToolExecutionEnd(call.id, call.name, result, result.is_error))
                 await emit(MessageStart(message))
                 await emit(MessageEnd(message))
             if emitted_any or outcomes.updates or outcomes.completed > polled:
