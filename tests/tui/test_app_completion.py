@@ -52,7 +52,7 @@ def test_on_a_short_terminal_the_list_scrolls_and_the_footer_stays(tui: TuiHarne
             height = app.screen.size.height
             # The status line, the editor and the footer are all still on the screen.
             for widget in (app.status, app.editor, app.info_footer):
-                assert 0 <= widget.region.y and widget.region.bottom <= height, widget
+                assert widget.region.y >= 0 and widget.region.bottom <= height, widget
             assert popup.region.height >= 2 and len(popup.items) > popup.region.height
 
     run(scenario())
