@@ -87,10 +87,32 @@ def test_esc_stops_a_running_command_and_keeps_it_out_of_the_context(tui: TuiHar
             await send(pilot, "!echo started; sleep 30")
             await wait_until(pilot, lambda: app.shell.is_running())
             await wait_until(pilot, lambda: "started" in _shell_views(app)[0].body_text)
+            # While it runs: the spinner, the time and how to stop it.
+            assert "esc to interrupt" in app.status.render().plain
             await pilot.press("escape")
             await wait_until(pilot, lambda: _shell_views(app)[0].is_finished, timeout=10)
             assert has_notice(app, "Command stopped")
             assert app.session.messages == []
+            await wait_until(pilot, lambda: not app.status.is_working)
+
+    run(scenario())
+
+
+def test_a_long_output_is_folded_like_a_tools_and_ctrl_o_unfolds_it(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "!!seq 1 2000")
+            await wait_until(
+                pilot, lambda: bool(_shell_views(app)) and _shell_views(app)[0].is_finished
+            )
+            view = _shell_views(app)[0]
+            assert not view.expanded
+            assert view.outer_size.height < 30  # its tail, not 2,000 lines
+            await pilot.press("ctrl+o")
+            await wait_until(pilot, lambda: view.expanded)
 
     run(scenario())
 

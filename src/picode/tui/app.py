@@ -113,6 +113,7 @@ class PicodeApp(App[int]):
             session=lambda: self.session,
             cwd=config.cwd,
             report=self.report,
+            status=self.status,
         )
         self.approvals = ApprovalController(
             parent=lambda: self.screen_stack[0],

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from picode.ai.abort import AbortController
     from picode.session.agent_session import AgentSession
     from picode.tui.widgets.notice import NoticeLevel
+    from picode.tui.widgets.status import StatusLine
     from picode.tui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)
@@ -50,8 +51,10 @@ class ShellRunner:
         session: Callable[[], AgentSession | None],
         cwd: Path,
         report: Callable[[str, NoticeLevel], None],
+        status: StatusLine,
     ) -> None:
         self.transcript = transcript
+        self._status = status
         self._session = session
         self.cwd = cwd
         self._report = report
@@ -74,12 +77,18 @@ class ShellRunner:
         from picode.tui.widgets.tool_call import ToolCallView
 
         call_id = f"user-shell-{next(_ids)}"
-        view = ToolCallView(call_id, "bash", {"command": command}, expanded=True)
+        # Folded like the model's tool output (ctrl+o expands): a long output is its tail.
+        expanded = self.transcript.tools_expanded
+        view = ToolCallView(call_id, "bash", {"command": command}, expanded=expanded)
         view.add_class("-user-shell")
         view.set_running()
         self.transcript.add(view)
         controller = AbortController()
         self._running.add(controller)
+        # The spinner, the time and "esc to interrupt", unless picode's own run shows them.
+        timing = not self._status.is_working
+        if timing:
+            self._status.start_working()
         tool = self._bash_tool()
         try:
             result = await tool.execute(
@@ -89,6 +98,10 @@ class ShellRunner:
             result = ToolResult.text(str(exc) or type(exc).__name__, is_error=True)
         finally:
             self._running.discard(controller)
+            session = self._session()
+            idle = session is None or not session.is_running
+            if timing and idle and not self._running:
+                self._status.stop_working()
         view.set_result(result, result.is_error)
         if controller.signal.aborted:
             self._report("Command stopped; its output was not added to the context.", "interrupted")

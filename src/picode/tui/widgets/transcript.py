@@ -252,9 +252,14 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
             view.set_thinking_collapsed(collapsed)
 
     def set_tools_expanded(self, expanded: bool) -> None:
+        from picode.tui.widgets.tool_call import ToolCallView
+
         self.tools_expanded = expanded
         for view in self._assistant_views():
             view.set_tools_expanded(expanded)
+        for entry in self.entries:  # ``!cmd`` outputs stand on their own
+            if isinstance(entry, ToolCallView):
+                entry.expanded = expanded
 
     def _assistant_views(self) -> Iterable[AssistantMessageView]:
         # Imported here: the first frame must not wait for Markdown and the agent's types.
