@@ -44,11 +44,19 @@ class NoticeView(Static):
         self.update(Content.styled(safe(text), _NOTICE_STYLE[level]))
 
 
-KEY_HINTS = (
-    "enter send · shift+enter newline · alt+enter follow-up · esc interrupt · "
-    "shift+tab thinking · ctrl+p model · ctrl+t thinking blocks · ctrl+o expand · "
-    "ctrl+c clear / interrupt, twice quit"
+_HINTS = (
+    "enter send",
+    "shift+enter newline",
+    "alt+enter follow-up",
+    "esc interrupt",
+    "shift+tab thinking",
+    "ctrl+p model",
+    "ctrl+t thinking blocks",
+    "ctrl+o expand",
+    "ctrl+c clear / interrupt, twice quit",
 )
+#: A narrow terminal wraps between hints, never inside one (no-break spaces within each).
+KEY_HINTS = " · ".join(hint.replace(" ", "\u00a0") for hint in _HINTS)
 
 
 class WelcomeView(Static):
