@@ -76,3 +76,26 @@ def test_a_mention_typed_while_busy_is_queued_with_its_file(tui: TuiHarness) -> 
             assert "queued-body" in str(queued.content)
 
     run(scenario())
+
+
+def test_a_missing_file_is_said_under_the_message_it_belongs_to(tui: TuiHarness) -> None:
+    from picode.tui.widgets.notice import NoticeView
+
+    faux = tui.faux(text_turn("ok"))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await send(pilot, "look at @nowhere.txt")
+            await wait_until(pilot, lambda: has_notice(app, "@nowhere.txt: no such file"))
+            entries = list(app.transcript.entries)
+            message = next(i for i, e in enumerate(entries) if isinstance(e, UserMessageView))
+            warning = next(
+                i
+                for i, e in enumerate(entries)
+                if isinstance(e, NoticeView) and "@nowhere.txt" in e.text
+            )
+            assert warning == message + 1
+
+    run(scenario())

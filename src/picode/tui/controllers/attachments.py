@@ -27,9 +27,11 @@ async def collect_attachments(
     text: str,
     report: Callable[[str, NoticeLevel], None],
     restore_text: Callable[[str], None],
+    warn: Callable[[str, NoticeLevel], None] | None = None,
 ) -> list[UserContent] | None:
     """The blocks to send after ``text``; None when a file cannot be sent, said in the
-    transcript, with the message given back to the editor so nothing is lost."""
+    transcript, with the message given back to the editor so nothing is lost. ``warn``:
+    where a file left out is said (under the message, once it shows); else ``report``."""
     if not mentions_files(text):
         return []
     from picode.tools.attachments import AttachmentError, attach_mentions
@@ -42,5 +44,5 @@ async def collect_attachments(
         restore_text(text)
         return None
     for warning in found.warnings:
-        report(warning, "warning")
+        (warn or report)(warning, "warning")
     return found.blocks

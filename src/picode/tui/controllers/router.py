@@ -112,6 +112,8 @@ class EventRouter:
         self.current: AssistantMessageView | None = None
         self.tools: dict[str, ToolCallView] = {}
         self.user_messages = 0
+        #: Notes about the message being sent (an ``@file`` left out): shown under it.
+        self._notes_for_next: list[tuple[str, NoticeLevel]] = []
         self.retries = RetryTracker(transcript)
         self._interrupted = False
         #: The last state reported per MCP server: a failure is told once, not per event.
@@ -141,6 +143,7 @@ class EventRouter:
             case MessageStart(message=UserMessage() as message):
                 self.user_messages += 1
                 self.transcript.add(UserMessageView.of(message), self._next_index())
+                self.show_notes_for_message()
                 if self.queue.display:
                     # A queued message was just delivered; the session does not announce it.
                     self.queue.show(*self.host.queued_messages())
@@ -258,6 +261,16 @@ class EventRouter:
     def _length_text(self, message: AssistantMessage) -> str:
         limit = self.model_max_tokens() if self.model_max_tokens is not None else 0
         return LENGTH_TEXT.format(limit=limit, provider=message.provider)
+
+    def note_for_next_message(self, text: str, level: NoticeLevel) -> None:
+        """Said under the next user message shown (the one it is about)."""
+        self._notes_for_next.append((text, level))
+
+    def show_notes_for_message(self) -> None:
+        """Show the held notes now: under the message just added, or because none comes."""
+        notes, self._notes_for_next = self._notes_for_next, []
+        for text, level in notes:
+            self.notice(text, level)
 
     def notice(self, text: str, level: NoticeLevel = "info") -> None:
         self.transcript.add(NoticeView(text, level))

@@ -163,14 +163,16 @@ class Submitter:
         from picode.agent.agent import AgentBusyError
 
         host = self._host
-        attachments = await collect_attachments(session, text, host.report, host.restore_text)
+        router = host.router
+        assert router is not None  # built before the session is published
+        attachments = await collect_attachments(
+            session, text, host.report, host.restore_text, router.note_for_next_message
+        )
         if attachments is None:
             return
         if session.is_running:
             _queue(session, text, follow_up, attachments)
             return
-        router = host.router
-        assert router is not None  # built before the session is published
         seen_before = router.user_messages
         host.warmup.announce(session.model)
         try:
@@ -183,6 +185,7 @@ class Submitter:
             if router.user_messages == seen_before:
                 # Nothing was sent: give the text back rather than lose it.
                 host.editor.insert_before([text])
+                router.show_notes_for_message()
 
 
 def _queue(

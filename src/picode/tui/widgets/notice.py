@@ -44,7 +44,7 @@ class NoticeView(Static):
         self.update(Content.styled(safe(text), _NOTICE_STYLE[level]))
 
 
-_HINTS = (
+KEY_HINTS = (
     "enter send",
     "shift+enter newline",
     "alt+enter follow-up",
@@ -55,8 +55,24 @@ _HINTS = (
     "ctrl+o expand",
     "ctrl+c clear / interrupt, twice quit",
 )
-#: A narrow terminal wraps between hints, never inside one (no-break spaces within each).
-KEY_HINTS = " · ".join(hint.replace(" ", "\u00a0") for hint in _HINTS)
+
+
+def hint_lines(hints: tuple[str, ...], width: int) -> list[str]:
+    """The hints joined by " · ", broken into lines between hints, never inside one (a hint
+    wider than the line gets a line of its own)."""
+    lines: list[str] = []
+    current = ""
+    for hint in hints:
+        joined = f"{current} · {hint}" if current else hint
+        # Room for the " ·" a line ends with when more hints follow it.
+        if current and len(joined) + 2 > width:
+            lines.append(current + " ·")
+            current = hint
+        else:
+            current = joined
+    if current:
+        lines.append(current)
+    return lines
 
 
 class WelcomeView(Static):
@@ -69,15 +85,20 @@ class WelcomeView(Static):
     """
 
     def __init__(self, version: str, model: str, cwd: str) -> None:
-        super().__init__(
-            Content.assemble(
-                ("picode", "bold $primary"),
-                (f" {version}", "$muted"),
-                "  ·  ",
-                (model, "$foreground"),
-                "  ·  ",
-                (one_line(cwd), "$foreground"),
-                "\n",
-                (KEY_HINTS, "$muted"),
-            )
+        self._head = Content.assemble(
+            ("picode", "bold $primary"),
+            (f" {version}", "$muted"),
+            "  ·  ",
+            (model, "$foreground"),
+            "  ·  ",
+            (one_line(cwd), "$foreground"),
         )
+        super().__init__(self._with_hints(80))
+
+    def _with_hints(self, width: int) -> Content:
+        hints = "\n".join(hint_lines(KEY_HINTS, max(20, width)))
+        return Content.assemble(self._head, "\n", (hints, "$muted"))
+
+    def on_resize(self) -> None:
+        # Wrapped here, between hints: the renderer would break inside one.
+        self.update(self._with_hints(self.content_size.width))
