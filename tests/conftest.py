@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gc
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,3 +17,16 @@ def _unfreeze_after_test() -> Iterator[None]:
     would be a whole earlier test's app, never collected."""
     yield
     gc.unfreeze()
+
+
+@pytest.fixture
+def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A HOME outside the temp folder, for sandbox tests: the sandbox lets commands write in
+    ``/tmp``, so a HOME there could not show a blocked write."""
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="picode-home-", dir="/var/tmp"))
+    except OSError:
+        pytest.skip("/var/tmp is not writable here")
+    monkeypatch.setenv("HOME", str(folder))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.apis import DRIVERS, ApiDriver
+from tests.cli.apis import DRIVERS, AnthropicDriver, ApiDriver, use
 from tests.cli.harness import PicodeEnv
+from tests.cli.terminal import Start, terminals
 from tests.wire.server import WireServer
 
 
@@ -33,3 +34,12 @@ def api(request: pytest.FixtureRequest, wire: WireServer, picode: PicodeEnv) -> 
     if config:
         picode.add_config(config)
     return driver
+
+
+@pytest.fixture
+def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
+    """Starts picode TUIs in ptys on the test server (Anthropic's API); every one is killed
+    at the end, pass or fail."""
+    api = use(AnthropicDriver(), wire, picode)
+    with terminals(picode, api.model) as start:
+        yield start

@@ -234,6 +234,10 @@ class Terminal:
             self._master = -1
 
 
+#: ``start(*args, env=None)``: what ``terminals`` yields and the ``tui`` fixture gives.
+Start = Callable[..., Terminal]
+
+
 @contextmanager
 def terminals(picode: PicodeEnv, model: str) -> Iterator[Callable[..., Terminal]]:
     """``start(*args, env=None)`` runs picode on ``model`` in a new pty and returns once its

@@ -7,7 +7,6 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,20 +16,13 @@ pytest.importorskip("pty")
 
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import Terminal, terminals
+from tests.cli.terminal import Terminal
 from tests.tools.helpers import sleeps_of
 from tests.wire.server import WireServer
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
 API = AnthropicDriver()
 GONE_TIMEOUT = 10.0
-
-
-@pytest.fixture
-def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[object]:
-    use(API, wire, picode)
-    with terminals(picode, API.model) as start:
-        yield start
 
 
 def wait_until(condition: object, timeout: float, what: str) -> None:

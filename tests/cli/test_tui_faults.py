@@ -4,31 +4,19 @@ follow-up prompt answered normally, and a clean quit (exit code 0)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 import pytest
 
 pytest.importorskip("pyte")
 pytest.importorskip("pty")  # POSIX only: it needs termios
 
 from picode.ai.errors import CONNECTION_LOST, TIMED_OUT
-from tests.cli.apis import AnthropicDriver, large_write, use
+from tests.cli.apis import AnthropicDriver, large_write
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import CTRL_D, CTRL_O, ESCAPE, Terminal, terminals
+from tests.cli.terminal import CTRL_D, CTRL_O, ESCAPE, Start, Terminal
 from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.server import Cut, Stall, WireServer
 
 API = AnthropicDriver()
-
-Start = Callable[..., Terminal]
-
-
-@pytest.fixture
-def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
-    """Starts picode TUIs on the test server; every one is killed at the end, pass or fail."""
-    use(API, wire, picode)
-    with terminals(picode, API.model) as start:
-        yield start
 
 
 # --- helpers --------------------------------------------------------------------------

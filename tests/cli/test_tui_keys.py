@@ -6,30 +6,20 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 pytest.importorskip("pyte")
 pytest.importorskip("pty")  # POSIX only: it needs termios
 
-from tests.cli.apis import AnthropicDriver, use
-from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import ESCAPE, Terminal, terminals
+from tests.cli.apis import AnthropicDriver
+from tests.cli.terminal import ESCAPE, Start, Terminal
 from tests.wire.server import Stall, WireServer
 
 API = AnthropicDriver()
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
-
-Start = Callable[..., Terminal]
-
-
-@pytest.fixture
-def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
-    use(API, wire, picode)
-    with terminals(picode, API.model) as start:
-        yield start
 
 
 #: Between the bytes of a split sequence: far below the ESCDELAY these tests set (500 ms),

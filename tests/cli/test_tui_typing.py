@@ -1,30 +1,15 @@
-"""What is typed is never lost and never sent by accident: the installed picode in a pty,
-keys sent as a person sends them (#28 items 1, 3, 4)."""
+"""What is typed is never lost and never sent by accident, and what is drawn honours the
+terminal's wishes: the installed picode in a pty, keys sent as a person sends them."""
 
 from __future__ import annotations
-
-from collections.abc import Callable, Iterator
 
 import pytest
 
 pytest.importorskip("pyte")
 pytest.importorskip("pty")  # POSIX only: it needs termios
 
-from tests.cli.apis import AnthropicDriver, use
-from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import CTRL_C, CTRL_D, Terminal, terminals
+from tests.cli.terminal import CTRL_C, CTRL_D, Start
 from tests.wire.server import WireServer
-
-API = AnthropicDriver()
-
-Start = Callable[..., Terminal]
-
-
-@pytest.fixture
-def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
-    use(API, wire, picode)
-    with terminals(picode, API.model) as start:
-        yield start
 
 
 def test_ctrl_c_with_new_text_in_the_editor_clears_it_and_never_quits(tui: Start) -> None:

@@ -8,7 +8,6 @@ every such character escaped."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,7 +17,7 @@ pytest.importorskip("pty")
 from picode.modes.acp.updates import tool_title
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import CTRL_D, Terminal, terminals
+from tests.cli.terminal import CTRL_D, Terminal
 from tests.wire.server import WireServer
 
 API = AnthropicDriver()
@@ -58,13 +57,6 @@ def _answer_no(terminal: Terminal) -> None:
 
 def _leaks(output: bytes) -> list[bytes]:
     return [sequence for sequence in FORBIDDEN if sequence in output]
-
-
-@pytest.fixture
-def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[object]:
-    use(API, wire, picode)
-    with terminals(picode, API.model) as start:
-        yield start
 
 
 def test_hostile_reply_and_bash_output_never_reach_the_terminal(

@@ -3,10 +3,7 @@ the approval policy; without one (headless modes) the result says what was block
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,17 +17,6 @@ from tests.session.conftest import SessionHarness, run
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="bubblewrap is the Linux sandbox"
 )
-
-
-@pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    try:
-        folder = Path(tempfile.mkdtemp(prefix="picode-home-", dir="/var/tmp"))
-    except OSError:
-        pytest.skip("/var/tmp is not writable here")
-    monkeypatch.setenv("HOME", str(folder))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def sandboxed_tools(harness: SessionHarness, home: Path) -> list[object]:

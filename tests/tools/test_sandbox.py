@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import socket
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,18 +23,6 @@ pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="bubblewrap is the Linux sandbox"
 )
 WAIT = 10.0
-
-
-@pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A HOME outside the temp folder (the sandbox lets commands write in ``/tmp``)."""
-    try:
-        folder = Path(tempfile.mkdtemp(prefix="picode-home-", dir="/var/tmp"))
-    except OSError:
-        pytest.skip("/var/tmp is not writable here")
-    monkeypatch.setenv("HOME", str(folder))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -3,9 +3,7 @@ picode's proxy, and nothing else."""
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,17 +41,6 @@ def server() -> Iterator[int]:
     yield httpd.server_address[1]
     httpd.shutdown()
     httpd.server_close()
-
-
-@pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    try:
-        folder = Path(tempfile.mkdtemp(prefix="picode-home-", dir="/var/tmp"))
-    except OSError:
-        pytest.skip("/var/tmp is not writable here")
-    monkeypatch.setenv("HOME", str(folder))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def tool(tmp_path: Path, home: Path, *hosts: str) -> BashTool:

@@ -4,10 +4,7 @@ outside the sandbox, whatever the approval policy, and yes runs it there."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +22,6 @@ from .conftest import SIZE, TuiHarness, has_notice, opened, run, send, wait_unti
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="bubblewrap is the Linux sandbox"
 )
-
-
-@pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    try:
-        folder = Path(tempfile.mkdtemp(prefix="picode-home-", dir="/var/tmp"))
-    except OSError:
-        pytest.skip("/var/tmp is not writable here")
-    monkeypatch.setenv("HOME", str(folder))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def sandboxed_app(tui: TuiHarness, home: Path, *commands: str) -> PicodeApp:
