@@ -194,7 +194,7 @@ def test_api_key_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_api_key(model, StreamOptions(), required=False) is None
     with pytest.raises(MissingApiKeyError, match="set MY_LLM_IO_API_KEY,"):
         resolve_api_key(model, StreamOptions())
-    # A packaged provider's variables come from models.json, the conventional name last.
+    # A packaged provider's variables come from providers.json, the conventional name last.
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     gemini = Model("g", "g", "google-generative-ai", "google")

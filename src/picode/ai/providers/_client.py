@@ -25,7 +25,7 @@ def api_key_env_name(provider: str) -> str:
 
 
 def resolve_api_key(model: Model, options: StreamOptions, *, required: bool = True) -> str | None:
-    """``options.api_key``, else the first set variable of the provider's (models.json) and
+    """``options.api_key``, else the first set variable of the provider's (providers.json) and
     its conventional one; raises ``MissingApiKeyError`` naming them when ``required``."""
     if options.api_key:
         return options.api_key
