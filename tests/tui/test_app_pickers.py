@@ -126,6 +126,33 @@ def test_thinking_on_a_model_that_does_not_think_says_so(tui: TuiHarness) -> Non
     run(scenario())
 
 
+def test_thinking_says_what_a_model_that_always_thinks_is_sent_for_off(tui: TuiHarness) -> None:
+    from dataclasses import replace
+
+    from picode.ai.thinking import LOWEST, ThinkingControl
+
+    faux = tui.faux()
+    faux.model = replace(
+        faux.model, thinking=ThinkingControl("adaptive", ("low", "high"), off=False)
+    )
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "/thinking high")
+            await wait_until(pilot, lambda: app.session.thinking == "high")
+            await send(pilot, "/thinking off")
+            shown = f"low ({LOWEST})"
+            await wait_until(pilot, lambda: has_notice(app, f"Thinking level: {shown}"))
+            assert app.session.thinking == "off"  # the setting is kept; what is sent is said
+            assert app.info_footer.info.thinking == shown
+            await send(pilot, "/thinking medium")  # not one of its levels: the nearest, upward
+            await wait_until(pilot, lambda: app.info_footer.info.thinking.startswith("high ("))
+
+    run(scenario())
+
+
 def test_theme_previews_live_esc_restores_and_enter_keeps(tui: TuiHarness) -> None:
     app = tui.app(tui.faux())
 

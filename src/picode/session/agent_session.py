@@ -251,6 +251,14 @@ class AgentSession:
         return self.agent.state.thinking
 
     @property
+    def thinking_label(self) -> str:
+        """The thinking level as the model is actually asked ("low (the lowest this model
+        allows)" when it cannot do what was set)."""
+        from picode.ai.thinking import thinking_request
+
+        return thinking_request(self.model, self.thinking).label
+
+    @property
     def session_id(self) -> str | None:
         return self.recorder.session_id
 

@@ -460,9 +460,9 @@ class PicodeApp(App[int]):
 
     def action_cycle_thinking(self) -> None:
         if self.session is not None:
-            level = self.session.cycle_thinking_level()
+            self.session.cycle_thinking_level()
             if self.session.model.reasoning:
-                self._say_thinking(f"Thinking: {level}")
+                self._say_thinking(f"Thinking: {self.session.thinking_label}")
             else:
                 self._say_thinking(f"Thinking: off ({self.session.model.id} does not think)")
 

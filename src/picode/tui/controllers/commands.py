@@ -187,7 +187,7 @@ class CommandController:
         for warning in choice.warnings:
             self.app.report(warning, "warning")
         if choice.thinking is not None:
-            self.app.report(f"Thinking level: {choice.thinking}")
+            self.app.report(f"Thinking level: {session.thinking_label}")
         if not choice.model.reasoning and session.thinking != "off":
             self.app.report(f"{choice.model.ref} does not think: thinking is off for it.", "info")
 
@@ -218,7 +218,7 @@ class CommandController:
                 return
             level = chosen
         session.set_thinking_level(level)  # type: ignore[arg-type]  # checked above
-        self.app.report(f"Thinking level: {level}")
+        self.app.report(f"Thinking level: {session.thinking_label}")
 
     # --- look and keys -------------------------------------------------------------------
 
