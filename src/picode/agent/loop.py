@@ -9,9 +9,8 @@ call has a result).
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -42,7 +41,7 @@ from picode.ai.errors import format_error_message
 from picode.ai.event_stream import AssistantMessageEventStream
 from picode.ai.events import DoneEvent, ErrorEvent, StartEvent
 from picode.ai.models import Model, ThinkingLevel
-from picode.ai.stream import StreamOptions
+from picode.ai.options import StreamOptions
 from picode.ai.types import (
     AssistantMessage,
     Context,
@@ -55,7 +54,6 @@ from picode.ai.types import (
 log = logging.getLogger(__name__)
 
 StreamFn = Callable[[Model, Context, StreamOptions], AssistantMessageEventStream]
-TransformContext = Callable[[list[Message]], Awaitable[list[Message]] | list[Message]]
 
 
 class LoopSettings(Protocol):
@@ -77,7 +75,6 @@ class AgentLoopConfig:
     #: Drain queued follow-ups (per the queue mode); polled when the agent would stop.
     take_follow_ups: Callable[[], list[UserMessage]]
     stream_options: Callable[[Model], StreamOptions] | None = None
-    transform_context: TransformContext | None = None
     hooks: ToolHooks = field(default_factory=ToolHooks)
     #: Tool calls of one reply that execute at once.
     max_parallel: int = DEFAULT_MAX_PARALLEL
@@ -263,11 +260,6 @@ async def _build_context(
     messages: list[Message], settings: LoopSettings, config: AgentLoopConfig
 ) -> Context:
     llm_messages: list[Message] = list(messages)
-    if config.transform_context is not None:
-        transformed = config.transform_context(llm_messages)
-        if inspect.isawaitable(transformed):
-            transformed = await transformed
-        llm_messages = list(transformed)
     tools = [tool_spec(tool) for tool in settings.tools]
     return Context(settings.system_prompt or None, llm_messages, tools or None)
 

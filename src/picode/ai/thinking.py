@@ -96,6 +96,14 @@ class ThinkingRequest:
         return f"{shown} ({self.note})" if self.note else shown
 
 
+def runs_at(model: Model, level: ThinkingLevel) -> tuple[ThinkingLevel, str | None]:
+    """The level ``model`` runs at: ``off`` for a model that does not think, with the one
+    sentence that says so when another level was asked for."""
+    if model.reasoning or level == "off":
+        return level, None
+    return "off", f"{model.ref} does not think: its thinking level is off."
+
+
 def control_of(model: Model) -> ThinkingControl | None:
     if not model.reasoning:
         return None

@@ -33,7 +33,8 @@ from picode.ai.models import (
     ThinkingLevel,
     next_thinking_level,
 )
-from picode.ai.stream import StreamOptions, prepare_provider
+from picode.ai.options import StreamOptions
+from picode.ai.stream import prepare_provider
 from picode.ai.text_repair import repair_text
 from picode.ai.types import (
     AssistantMessage,
@@ -72,7 +73,7 @@ from picode.session.recovery import RecoveryPlanner, RequestSeams
 from picode.session.rules import load_rules
 from picode.session.secrets import redact_tool_result
 from picode.session.store import SessionStore
-from picode.session.switching import saved_thinking, switch_to
+from picode.session.switching import saved_choices, switch_to
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
 
@@ -122,14 +123,16 @@ class AgentSession:
         tools = self._compose_tools(options.tools)
         offer_escalation(tools, self.approval)
         restored = self.recorder.open(options.session)
-        model, thinking = options.model, options.thinking
         # A resumed session keeps its model and thinking level unless the command line
         # chose them explicitly.
-        if restored.model is not None and not options.model_explicit:
-            model = self.registry.get(*restored.model) or model
-        saved = saved_thinking(restored)
-        if saved is not None and not options.thinking_explicit:
-            thinking = saved
+        model, thinking = saved_choices(
+            self.registry,
+            restored,
+            options.model,
+            options.thinking,
+            keep_model=options.model_explicit,
+            keep_thinking=options.thinking_explicit,
+        )
         self.agent = Agent(
             model=model,
             system_prompt=self._system_prompt(tools),
@@ -138,7 +141,6 @@ class AgentSession:
             messages=restored.messages,
             stream_fn=options.stream_fn,
             stream_options=self._stream_options,
-            transform_context=None,
             before_tool_call=self._before_tool_call,
             after_tool_call=self._after_tool_call,
             steering_mode=self.settings.steering_mode,
@@ -384,9 +386,6 @@ class AgentSession:
     def display_messages(self) -> list[Message]:
         return self.recorder.display_messages()
 
-    def display_tail(self, n: int) -> list[Message]:
-        return self.recorder.display_tail(n)
-
     @property
     def display_count(self) -> int:
         return self.recorder.display_count
@@ -575,9 +574,9 @@ class AgentSession:
         self.emit_soon(ThinkingLevelChanged(level))
 
     def cycle_thinking_level(self) -> ThinkingLevel:
-        level = next_thinking_level(self.thinking)
-        if not self.model.reasoning:
-            level = "off"
+        from picode.ai.thinking import runs_at
+
+        level, _ = runs_at(self.model, next_thinking_level(self.thinking))
         self.set_thinking_level(level)
         return level
 

@@ -14,7 +14,9 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from picode.agent.queue_mode import QueueMode
 from picode.ai.models import ThinkingLevel, builtin_registry
+from picode.session.approval import ApprovalPolicy
 from picode.session.config_gates import FAIL_SAFE, Gate, project_gates
 from picode.session.config_lines import (
     Loc,
@@ -50,7 +52,6 @@ __all__ = [
 ApiName: TypeAlias = Literal[
     "openai-completions", "anthropic-messages", "openai-responses", "google-generative-ai"
 ]
-QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
 CONFIG_FILE_NAME = "config.toml"
 
 
@@ -131,7 +132,7 @@ class Settings(_Section):
     default_model: str | None = None
     thinking: ThinkingLevel = "off"
     theme: str = "dark"
-    approval: Literal["never", "edits", "all"] = "never"
+    approval: ApprovalPolicy = "never"
     retry: RetrySettings = Field(default_factory=RetrySettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     ttsr: TtsrSettings = Field(default_factory=TtsrSettings)

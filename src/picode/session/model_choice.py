@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from picode.ai.models import Model, ModelRegistry, ThinkingLevel
+from picode.ai.thinking import runs_at
 
 if TYPE_CHECKING:
     from picode.session.credentials import Credentials
@@ -37,9 +38,9 @@ def choose_model(
     model = resolved.model
     warnings = [resolved.warning] if resolved.warning else []
     asked = thinking or resolved.thinking
-    if asked is not None and asked != "off" and not model.reasoning:
-        warnings.append(f"{model.ref} does not think; thinking level set to off")
-        asked = "off"
+    if asked is not None:
+        asked, note = runs_at(model, asked)
+        warnings.extend([note] if note else [])
     if credentials is not None and not credentials.has_key(model):
         info = registry.providers.get(model.provider)
         names = " or ".join(info.api_key_env) if info is not None else "its API key"

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from picode.agent.tool import EarlyVerdict, ToolError
+from picode.tools._files import Decoded
 from picode.tools._fuzzy import closest_candidates, normalize_text
 from picode.tools._paths import cut_line, display_path, missing_path_error, resolve_path
-from picode.tools.edit import Decoded
 
 WRITING_TOOLS = frozenset({"edit", "write"})
 #: A growing old_text is judged once this much of it is certain.

@@ -26,6 +26,7 @@ from google.genai import types
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model
+from picode.ai.options import StreamOptions
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
@@ -35,7 +36,6 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
-from picode.ai.stream import StreamOptions
 from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,

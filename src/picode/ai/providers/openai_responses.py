@@ -23,11 +23,11 @@ from openai import APIError, AsyncOpenAI, AsyncStream, Timeout
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model
+from picode.ai.options import StreamOptions
 from picode.ai.partial_json import parse_streaming_json
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._openai_responses_history import convert_input
-from picode.ai.stream import StreamOptions
 from picode.ai.thinking import thinking_request
 from picode.ai.types import Context, TextContent, ThinkingContent
 
