@@ -1,4 +1,4 @@
-"""The agent loop (SPEC §4): prompt → assistant response → tool calls → ... until done.
+"""The agent loop (docs/architecture.md): prompt → response → tool calls → ... until done.
 
 ``agent_loop`` works on a context list it owns and reports everything through ``emit``,
 which is awaited for each event (so a listener sees events in order, one at a time). It

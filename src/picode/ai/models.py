@@ -1,4 +1,4 @@
-"""The model registry: packaged models, custom providers, cost and thinking budgets (SPEC §3.6)."""
+"""The model registry: packaged models, custom providers and cost (docs/models.md)."""
 
 from __future__ import annotations
 

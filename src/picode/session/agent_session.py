@@ -1,4 +1,4 @@
-"""AgentSession: the Agent plus everything that makes a conversation durable (SPEC §6.4).
+"""AgentSession: the Agent plus everything that makes a conversation durable (docs/sessions.md).
 
 It persists every finished message, retries transient failures, compacts the context,
 enforces stream rules and the streaming edit guard, runs extension hooks and approvals,

@@ -1,4 +1,4 @@
-"""Compaction: measure the context, pick where to cut, and summarise the older part (SPEC §6.4).
+"""Compaction: measure the context, pick where to cut, summarise the older part (docs/sessions.md).
 
 The session decides *when* (``should_compact``) and rewrites its context; this module only
 measures, chooses the cut and asks the model for the summary. The cut never separates a tool

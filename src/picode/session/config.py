@@ -1,4 +1,5 @@
-"""Settings from ``config.toml`` (user) merged with ``.picode/config.toml`` (project), SPEC §6.2.
+"""Settings from ``config.toml`` (user) merged with ``.picode/config.toml`` (project)
+(docs/configuration.md).
 
 A broken file never stops picode: a TOML syntax error skips that file, a bad value falls
 back (to the user file's value, then the default) and every problem names file, line and key.

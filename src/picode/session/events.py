@@ -1,4 +1,5 @@
-"""Session events: what AgentSession adds to the agent's events for front ends (SPEC §6.4).
+"""Session events: what AgentSession adds to the agent's events for front ends
+(docs/architecture.md).
 
 A session listener receives ``AgentEvent | SessionEvent``; front ends dispatch with ``match``.
 """

@@ -1,4 +1,5 @@
-"""The edit tool's early check of streamed arguments (SPEC §6.4, the streaming edit guard).
+"""The edit tool's early check of streamed arguments (the streaming edit guard,
+docs/stream-rules.md).
 
 As soon as an edit call's ``path`` is complete and a long enough prefix of its ``old_text``
 (or of an ``edits[i].old_text``) has arrived, the file is checked: a missing file, or a prefix
