@@ -106,7 +106,7 @@ def _launch(args: argparse.Namespace) -> int:
 
             return run_acp(prepared.options)
         if mode == "rpc":
-            from picode.modes.rpc import run_rpc
+            from picode.modes.rpc.server import run_rpc
 
             return run_rpc(prepared.options)
         prompt, attachments = build_prompt(args.prompt, read_stdin=not _stdin_is_terminal())

@@ -94,7 +94,7 @@ class Interrupts:
 
 async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequence[Any]) -> int:
     from picode.agent.agent import AgentBusyError
-    from picode.modes.approval import terminal_approver
+    from picode.modes.terminal_approver import terminal_approver
     from picode.session.credentials import MissingApiKeyError
 
     if options.approver is None:

@@ -21,8 +21,8 @@ from picode.agent.agent import AgentBusyError
 from picode.modes.headless import Interrupts, open_session
 from picode.modes.json_lines import TooDeepError, loads_line
 from picode.modes.output import LineWriter
-from picode.modes.rpc_approval import RpcApprovals
-from picode.modes.rpc_commands import BACKGROUND, HANDLERS, Handler, RpcError
+from picode.modes.rpc.approvals import RpcApprovals
+from picode.modes.rpc.commands import BACKGROUND, HANDLERS, Handler, RpcError
 from picode.modes.serialize import RedactedEvents
 from picode.session.events import SAVE_FAILED_SOURCE, Notice
 
