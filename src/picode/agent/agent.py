@@ -1,7 +1,7 @@
 """``Agent``: state, listeners, queues and one run at a time around ``agent_loop``.
 
 State is updated before listeners see an event, so a listener reading ``agent.state``
-sees the event already applied. ``state.messages`` is the transcript (agent/transcript.py):
+sees the event already applied. ``state.messages`` is the message log (agent/message_log.py):
 finished messages only, each added just before its ``MessageEnd``; the one being streamed
 is ``state.streaming_message``.
 """
@@ -25,10 +25,10 @@ from picode.agent.events import (
     ToolExecutionStart,
 )
 from picode.agent.loop import AgentLoopConfig, StreamFn, agent_loop
+from picode.agent.message_log import MessageLog
 from picode.agent.queue_mode import QUEUE_MODES, QueueMode
 from picode.agent.tool import AgentTool, ToolResult
 from picode.agent.tool_exec import DEFAULT_MAX_PARALLEL, ToolHooks
-from picode.agent.transcript import Transcript
 from picode.ai.abort import AbortController
 from picode.ai.models import THINKING_LEVELS, Model, ThinkingLevel
 from picode.ai.options import StreamOptions
@@ -64,7 +64,7 @@ class AgentBusyError(AgentError):
 @dataclass(slots=True)
 class AgentState:
     model: Model
-    messages: Transcript = field(default_factory=Transcript)
+    messages: MessageLog = field(default_factory=MessageLog)
     thinking: ThinkingLevel = "off"
     tools: list[AgentTool] = field(default_factory=list)
     system_prompt: str = ""
@@ -95,7 +95,7 @@ class Agent:
     ) -> None:
         self.state = AgentState(
             model=model,
-            messages=Transcript(messages),
+            messages=MessageLog(messages),
             thinking=_checked_thinking(thinking),
             tools=_checked_tools(tools),
             system_prompt=system_prompt,
@@ -246,8 +246,8 @@ class Agent:
     async def _drive(
         self, prompts: list[Message], config: AgentLoopConfig, controller: AbortController
     ) -> list[Message]:
-        transcript = self.state.messages
-        mark = len(transcript)
+        history = self.state.messages
+        mark = len(history)
         ended = False
 
         async def emit(event: AgentEvent) -> None:
@@ -257,15 +257,13 @@ class Agent:
             await self._emit(event)
 
         try:
-            return await agent_loop(
-                prompts, transcript, self.state, config, controller.signal, emit
-            )
+            return await agent_loop(prompts, history, self.state, config, controller.signal, emit)
         except BaseException as exc:
             if not isinstance(exc, asyncio.CancelledError):
                 log.exception("agent run failed")
                 self.state.error = f"Internal error: {type(exc).__name__}: {exc}"
             if not ended:
-                await self._emit(AgentEnd(transcript.since(mark)))
+                await self._emit(AgentEnd(history.since(mark)))
             raise
         finally:
             # A listener may already have started the next run on AgentEnd: leave it be.

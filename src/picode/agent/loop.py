@@ -24,6 +24,7 @@ from picode.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from picode.agent.message_log import MessageLog
 from picode.agent.tool import AgentTool, tool_spec
 from picode.agent.tool_exec import (
     DEFAULT_MAX_PARALLEL,
@@ -34,7 +35,6 @@ from picode.agent.tool_exec import (
     ToolHooks,
     execute_tool_calls,
 )
-from picode.agent.transcript import Transcript
 from picode.ai.abort import AbortSignal
 from picode.ai.builder import ABORTED_MESSAGE, UNTERMINATED_MESSAGE, terminal_message
 from picode.ai.errors import format_error_message
@@ -82,7 +82,7 @@ class AgentLoopConfig:
 
 async def agent_loop(
     prompts: Sequence[Message],
-    messages: Transcript,
+    messages: MessageLog,
     settings: LoopSettings,
     config: AgentLoopConfig,
     signal: AbortSignal,
@@ -162,7 +162,7 @@ async def agent_loop(
     return await _end(messages, mark, emit)
 
 
-async def _end(messages: Transcript, mark: int, emit: Emit) -> list[Message]:
+async def _end(messages: MessageLog, mark: int, emit: Emit) -> list[Message]:
     added = messages.since(mark)
     await emit(AgentEnd(added))
     return added
