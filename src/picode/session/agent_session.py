@@ -54,12 +54,12 @@ from picode.session.approval import (
 from picode.session.credentials import Credentials
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
-    SAVE_FAILED_SOURCE,
     AnySessionEvent,
     McpServersChanged,
     ModelChanged,
     Notice,
     QueueChanged,
+    SaveFailed,
     SessionNameChanged,
     ThinkingLevelChanged,
 )
@@ -445,7 +445,7 @@ class AgentSession:
             first = self.save_error is None
             self.save_error = str(exc)
             if first:
-                self._notice(f"Could not save the session: {exc}", "error", SAVE_FAILED_SOURCE)
+                self.emit_soon(SaveFailed(text=f"Could not save the session: {exc}"))
 
     # --- commands ----------------------------------------------------------------------
 

@@ -114,6 +114,16 @@ class Notice:
 
 
 @dataclass(slots=True)
+class SaveFailed(Notice):
+    """The session file could not be written: the conversation goes on, unsaved. A notice
+    like any other on the wire (source ``session-save``); front ends tell it by its type."""
+
+    level: Literal["info", "warning", "error"] = "error"
+    text: str = ""
+    source: str | None = SAVE_FAILED_SOURCE
+
+
+@dataclass(slots=True)
 class SessionNameChanged:
     name: str
     type: ClassVar[str] = "session_name_changed"
