@@ -13,7 +13,7 @@ from picode.ai.models import Model, ModelRegistry, ThinkingLevel
 from picode.ai.thinking import runs_at
 
 if TYPE_CHECKING:
-    from picode.session.credentials import Credentials
+    from picode.session.models.credentials import Credentials
 
 
 @dataclass(slots=True)
