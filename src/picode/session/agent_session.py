@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from picode.agent.agent import Agent, AgentBusyError
@@ -30,8 +29,6 @@ from picode.agent.tool import AgentTool, ToolResult
 from picode.ai.abort import AbortController
 from picode.ai.models import (
     Model,
-    ThinkingLevel,
-    next_thinking_level,
 )
 from picode.ai.options import StreamOptions
 from picode.ai.stream import prepare_provider
@@ -40,7 +37,6 @@ from picode.ai.types import (
     AssistantMessage,
     Message,
     TextContent,
-    ToolCall,
     UserContent,
     UserMessage,
 )
@@ -48,16 +44,13 @@ from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
     AnySessionEvent,
     McpServersChanged,
-    ModelChanged,
     Notice,
     QueueChanged,
     SaveFailed,
-    SessionNameChanged,
-    ThinkingLevelChanged,
 )
 from picode.session.extensions.loader import Command, ExtensionHost
 from picode.session.mcp.status import McpServerStatus
-from picode.session.models.choice import ModelChoice, choose_model
+from picode.session.models.controls import ModelControls
 from picode.session.models.credentials import Credentials
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
@@ -65,14 +58,13 @@ from picode.session.recovery.planner import RecoveryPlanner, RequestSeams
 from picode.session.recovery.rules import load_rules
 from picode.session.safety.approval import (
     ApprovalGate,
-    ApprovalPolicy,
-    Approver,
     ProtectedPaths,
     offer_escalation,
 )
+from picode.session.safety.controls import SafetyControls
 from picode.session.safety.secrets import redact_tool_result
+from picode.session.store.conversation import StoredConversation
 from picode.session.store.recorder import Restored, SessionRecorder
-from picode.session.store.sessions import SessionStore
 from picode.session.switching import saved_choices, switch_to
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
@@ -85,7 +77,7 @@ log = logging.getLogger(__name__)
 __all__ = ["AgentBusyError", "AgentSession", "SessionOptions", "SessionUsage"]
 
 
-class AgentSession:
+class AgentSession(ModelControls, SafetyControls, StoredConversation):
     """Use ``await AgentSession.open(options)``; every part exists once constructed."""
 
     def __init__(self, options: SessionOptions) -> None:
@@ -98,7 +90,7 @@ class AgentSession:
         self._events = EventHub()
         #: Why the last write to the session file failed; None while everything is saved.
         self.save_error: str | None = None
-        self.recorder = SessionRecorder(options.paths, options.cwd, self._notice)
+        self.recorder = SessionRecorder(options.paths, options.cwd, self.notify)
         self.extensions = ExtensionHost(
             cwd=options.cwd,
             user_dir=options.paths.extensions_dir,
@@ -119,8 +111,8 @@ class AgentSession:
         self._closed = False
         self._mcp: McpManager | None = None
         for problem in self.extensions.load() if options.load_extensions else []:
-            self._notice(problem, "warning", "extensions")
-        tools = self._compose_tools(options.tools)
+            self.notify(problem, "warning", "extensions")
+        tools = self.extensions.merged_tools(options.tools, self.notify)
         offer_escalation(tools, self.approval)
         restored = self.recorder.open(options.session)
         # A resumed session keeps its model and thinking level unless the command line
@@ -150,7 +142,7 @@ class AgentSession:
         project_rules = project_dir(self.cwd) / "rules" if options.project_trusted else None
         rules, rule_problems = load_rules(project_rules, options.paths.rules_dir)
         for problem in rule_problems:
-            self._notice(problem, "warning", "rules")
+            self.notify(problem, "warning", "rules")
         self.recovery = RecoveryPlanner(
             self.agent,
             self,
@@ -176,22 +168,6 @@ class AgentSession:
         session._start_mcp()
         await session.extensions.emit("session_start", session)
         return session
-
-    def _compose_tools(self, given: Sequence[AgentTool]) -> list[AgentTool]:
-        """The launcher's tools, then extension tools whose names are still free."""
-        tools = list(given)
-        taken = {tool.name for tool in tools}
-        for tool in self.extensions.tools:
-            if tool.name in taken:
-                self._notice(
-                    f"extension tool '{tool.name}' ignored: a tool of that name exists",
-                    "warning",
-                    "extensions",
-                )
-                continue
-            taken.add(tool.name)
-            tools.append(tool)
-        return tools
 
     def _start_mcp(self) -> None:
         servers = self.settings.mcp.servers
@@ -222,7 +198,7 @@ class AgentSession:
             problems=problems,
         )
         for problem in problems:
-            self._notice(problem, "warning", "context")
+            self.notify(problem, "warning", "context")
         return prompt
 
     async def prepare_provider(self) -> None:
@@ -245,50 +221,6 @@ class AgentSession:
     # --- state -------------------------------------------------------------------------
 
     @property
-    def model(self) -> Model:
-        return self.agent.state.model
-
-    @property
-    def thinking(self) -> ThinkingLevel:
-        return self.agent.state.thinking
-
-    @property
-    def thinking_label(self) -> str:
-        """The thinking level as the model is actually asked ("low (the lowest this model
-        allows)" when it cannot do what was set)."""
-        from picode.ai.thinking import thinking_request
-
-        return thinking_request(self.model, self.thinking).label
-
-    @property
-    def session_id(self) -> str | None:
-        return self.recorder.session_id
-
-    @property
-    def session_file_path(self) -> Path | None:
-        return self.recorder.path
-
-    @property
-    def session_name(self) -> str | None:
-        return self.recorder.name
-
-    @property
-    def persistent(self) -> bool:
-        """False with ``--no-session``: nothing is written to disk."""
-        return self.recorder.persistent
-
-    @property
-    def store(self) -> SessionStore:
-        """The saved sessions (for a picker)."""
-        return self.recorder.store
-
-    def session_header(self) -> dict[str, Any] | None:
-        """The session file's header line (the file is created if need be); None when not
-        saved."""
-        file = self.recorder.ensure_file()
-        return None if file is None else {**file.header, "path": str(file.path)}
-
-    @property
     def extension_commands(self) -> dict[str, Command]:
         """Slash commands registered by extensions, by name."""
         return self.extensions.commands
@@ -307,38 +239,6 @@ class AgentSession:
         (headless runs wait so that the model sees the tools from the first prompt)."""
         if self._mcp is not None:
             await self._mcp.wait_settled()
-
-    @property
-    def approval_policy(self) -> ApprovalPolicy:
-        """Which tool calls are asked about: "never", "edits" or "all"."""
-        return self.approval.policy
-
-    def set_approval_policy(self, policy: ApprovalPolicy) -> None:
-        """From the next tool call on."""
-        self.approval.policy = policy
-
-    def set_approver(self, approver: Approver) -> None:
-        """Who answers approval asks (the front end's prompt)."""
-        self.approval.approver = approver
-
-    def set_escalator(self, escalator: Approver) -> None:
-        """Who is asked to run a command the sandbox blocked outside it (whatever the
-        approval policy); without one the command's result says what was blocked."""
-        self.approval.escalator = escalator
-
-    @property
-    def sandbox_state(self) -> tuple[bool, bool] | None:
-        """(confining, network allowed) of the commands' sandbox; None without one."""
-        sandboxes = self.approval.sandboxes
-        if not sandboxes:
-            return None
-        return bool(sandboxes[0].active), bool(sandboxes[0].network())
-
-    def allow_sandbox_network(self, allowed: bool) -> None:
-        """Give sandboxed commands the network for the rest of this session, or take back
-        what was given this session (what config.toml allows stays)."""
-        for sandbox in self.approval.sandboxes:
-            sandbox.network_for_session = allowed
 
     def tool(self, name: str) -> AgentTool | None:
         """The tool of that name the model can call now, if any."""
@@ -382,20 +282,6 @@ class AgentSession:
     @property
     def queued_follow_ups(self) -> list[str]:
         return [split_attachments(message)[0] for message in self.agent.queued_follow_ups]
-
-    def display_messages(self) -> list[Message]:
-        return self.recorder.display_messages()
-
-    @property
-    def display_count(self) -> int:
-        return self.recorder.display_count
-
-    def display_range(self, start: int, stop: int) -> list[Message]:
-        return self.recorder.display_range(start, stop)
-
-    @property
-    def context_window(self) -> int:
-        return self.model.context_window
 
     @property
     def context_tokens(self) -> int:
@@ -474,7 +360,7 @@ class AgentSession:
                 await self.recovery.after_run()
                 # Typed after the agent's last turn but before the run was over (while it
                 # ended, retried or compacted): without this it would wait for the next run.
-                while not self.recovery.cancelled and self._has_queued():
+                while not self.recovery.cancelled and self.has_queued_messages:
                     await self.agent.continue_()
                     await self.recovery.after_run()
             finally:
@@ -514,13 +400,10 @@ class AgentSession:
         self._queue_changed()
         return [split_attachments(message)[0] for message in [*steering, *follow_ups]]
 
-    def _has_queued(self) -> bool:
-        return bool(self.agent.queued_steering or self.agent.queued_follow_ups)
-
     @property
     def has_queued_messages(self) -> bool:
         """Steering or follow-up messages wait to be delivered."""
-        return self._has_queued()
+        return bool(self.agent.queued_steering or self.agent.queued_follow_ups)
 
     def _queue_changed(self) -> None:
         self.emit_soon(QueueChanged(self.queued_steering, self.queued_follow_ups))
@@ -540,46 +423,6 @@ class AgentSession:
                 async with self._run_lock:
                     pass
 
-    def set_model(self, model: Model) -> None:
-        self.agent.set_model(model)
-        self.recorder.record_model(model)
-        self.emit_soon(ModelChanged(model.provider, model.id))
-
-    def select_model(self, ref: str) -> ModelChoice:
-        """Switch to ``ref`` (``provider/id[:thinking]``); the choice says what to warn
-        about. Raises ``UnknownModelError``; nothing changes then."""
-        choice = choose_model(self.registry, self.credentials, ref)
-        if choice.model.ref != self.model.ref:
-            self.set_model(choice.model)
-        if choice.thinking is not None:
-            self.set_thinking_level(choice.thinking)
-        return choice
-
-    def available_models(self) -> list[Model]:
-        """Models whose provider has a key (or needs none), current one first in order."""
-        return [m for m in self.registry.models() if self.credentials.has_key(m)]
-
-    def cycle_model(self, direction: int = 1) -> Model:
-        models = self.available_models() or [self.model]
-        refs = [m.ref for m in models]
-        index = refs.index(self.model.ref) if self.model.ref in refs else -1
-        model = models[(index + direction) % len(models)]
-        if model.ref != self.model.ref:
-            self.set_model(model)
-        return model
-
-    def set_thinking_level(self, level: ThinkingLevel) -> None:
-        self.agent.set_thinking(level)
-        self.recorder.record_thinking(level)
-        self.emit_soon(ThinkingLevelChanged(level))
-
-    def cycle_thinking_level(self) -> ThinkingLevel:
-        from picode.ai.thinking import runs_at
-
-        level, _ = runs_at(self.model, next_thinking_level(self.thinking))
-        self.set_thinking_level(level)
-        return level
-
     async def compact(
         self, instructions: str | None = None, keep_recent_tokens: int | None = None
     ) -> None:
@@ -592,10 +435,6 @@ class AgentSession:
             await self.recovery.compact("manual", instructions, keep_recent_tokens)
         finally:
             self._running = False
-
-    def set_session_name(self, name: str) -> None:
-        self.recorder.set_name(name)
-        self.emit_soon(SessionNameChanged(name))
 
     async def new_session(self) -> None:
         # Without a session file (--no-session) the next conversation stays off disk too.
@@ -616,9 +455,6 @@ class AgentSession:
         await switch_to(self, do_fork, "fork", keep_choices=True)
         return text
 
-    def user_messages_for_fork(self) -> list[tuple[str, str]]:
-        return self.recorder.user_entries()
-
     async def close(self) -> None:
         if self._closed:
             return
@@ -636,22 +472,6 @@ class AgentSession:
 
     # --- hooks and extension sink --------------------------------------------------------
 
-    async def _before_tool_call(self, call: ToolCall, args: Any) -> str | None:
-        reason = await self.extensions.on_tool_call(call.name, call.arguments, call.id)
-        if reason:
-            return reason
-        return await self.approval.check(call.id, call.name, call.arguments)
-
-    async def _after_tool_call(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
-        changed = await self.extensions.on_tool_result(call.name, call.arguments, call.id, result)
-        # What the model reads: keys and token shapes masked (docs/security.md, "Secrets").
-        return redact_tool_result(changed or result, shapes=self._shapes)
-
-    @property
-    def _shapes(self) -> bool:
-        """Are token shapes masked in what the model reads? (Keys always are.)"""
-        return self.settings.redaction.tool_results
-
     def send_message(self, text: str, deliver_as: str = "follow_up") -> None:
         if deliver_as == "steer" and self._running:
             self.steer(text)
@@ -664,9 +484,7 @@ class AgentSession:
         self.recorder.record_custom(custom_type, data)
 
     def notify(self, text: str, level: str = "info", source: str | None = None) -> None:
-        self._notice(text, level, source)
-
-    def _notice(self, text: str, level: str = "info", source: str | None = None) -> None:
+        """A notice for the person (extensions call it too); an unknown level is info."""
         lvl: Any = level if level in ("info", "warning", "error") else "info"
         self.emit_soon(Notice(lvl, text, source))
 

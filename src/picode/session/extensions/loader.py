@@ -16,7 +16,7 @@ import itertools
 import logging
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from importlib.machinery import ModuleSpec
@@ -94,6 +94,22 @@ class ExtensionHost:
         self._loading = False
 
     # --- loading -------------------------------------------------------------------------
+
+    def merged_tools(
+        self, given: Sequence[AgentTool], notify: Callable[[str, str, str], None]
+    ) -> list[AgentTool]:
+        """``given`` (the launcher's tools), then the extensions' tools whose names are
+        still free; each one left out is said through ``notify``."""
+        tools = list(given)
+        taken = {tool.name for tool in tools}
+        for tool in self.tools:
+            if tool.name in taken:
+                message = f"extension tool '{tool.name}' ignored: a tool of that name exists"
+                notify(message, "warning", "extensions")
+                continue
+            taken.add(tool.name)
+            tools.append(tool)
+        return tools
 
     def load(self) -> list[str]:
         """Load every extension found (again, if called twice); return the problems."""

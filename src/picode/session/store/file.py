@@ -10,12 +10,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from picode.ai.types import AssistantMessage, Message, message_from_dict, message_to_dict
+from picode.ai.types import Message, message_from_dict, message_to_dict
 from picode.session.store.context import BranchMessages, SessionContext
 from picode.session.store.format import (
     FORMAT_VERSION,
     Entry,
-    compaction_summary_message,
     dump_json,
     entry_from_object,
     entry_object,
@@ -25,13 +24,11 @@ from picode.session.store.format import (
     redact_secrets,
 )
 from picode.session.store.scan import Slot, fallback_header, line_prefix, read_slots, scan_file
-from picode.session.usage import SessionUsage
 
 log = logging.getLogger(__name__)
 
 SESSION_FILE_MODE = 0o600
 _OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
-TTSR_FIRED = "ttsr_fired"
 #: Message lines parsed at a time when a session is opened.
 LOAD_BATCH = 256
 
@@ -345,94 +342,11 @@ class SessionFile:
         return BranchMessages(self, ids)
 
     def build_context(self) -> SessionContext:
-        path = self.branch_ids()
-        slots = self._slots
-        compaction_at = model_at = thinking_at = None
-        custom_ids: list[str] = []
-        message_ids: list[str] = []
-        for index, entry_id in enumerate(path):
-            kind = slots[entry_id].type
-            if kind == "message":
-                message_ids.append(entry_id)
-            elif kind == "compaction":
-                compaction_at = index
-            elif kind == "model_change":
-                model_at = entry_id
-            elif kind == "thinking_level_change":
-                thinking_at = entry_id
-            elif kind == "custom":
-                custom_ids.append(entry_id)
-        context = SessionContext([], [], display_messages=BranchMessages(self, message_ids))
-        context.model = self._model_of(model_at)
-        context.thinking = self._thinking_of(thinking_at)
-        context.fired_rules = self._fired_rules(custom_ids)
-        start = 0
-        if compaction_at is not None:
-            start = self._compaction_start(path, compaction_at, context)
-        kept = [eid for eid in path[start:] if slots[eid].type == "message"]
-        for entry_id, message in self.load_messages(kept):
-            context.messages.append(message)
-            context.message_entry_ids.append(entry_id)
-        context.spent = self._spent(path, compaction_at, context)
-        return context
+        """What the model is sent on resume: the branch from its last compaction, with the
+        model, thinking level, fired rules and spend in force (store/branch_context.py)."""
+        from picode.session.store.branch_context import build_context
 
-    def _spent(self, path: list[str], at: int | None, context: SessionContext) -> SessionUsage:
-        """The branch's spend without parsing what a compaction summarised: its entry keeps
-        the running total (a file from before it did counts only the context, as then)."""
-        entry = self.get_entry(path[at]) if at is not None else None
-        details = entry.data.get("details") if entry is not None else None
-        base = SessionUsage.from_record(details.get("usage")) if isinstance(details, dict) else None
-        newer = set(path[at + 1 :]) if base is not None and at is not None else None
-        total = base or SessionUsage()
-        for entry_id, message in zip(context.message_entry_ids, context.messages, strict=True):
-            if isinstance(message, AssistantMessage) and (newer is None or entry_id in newer):
-                total.add(message)
-        return total
-
-    def _compaction_start(self, path: list[str], at: int, context: SessionContext) -> int:
-        entry = self.get_entry(path[at])
-        if entry is None:
-            return 0  # unreadable compaction: fall back to the whole branch
-        summary = entry.data.get("summary")
-        context.messages.append(
-            compaction_summary_message(str(summary or ""), entry.timestamp or None)
-        )
-        context.message_entry_ids.append(None)
-        first_kept = entry.data.get("first_kept_entry_id")
-        if isinstance(first_kept, str) and first_kept in path[: at + 1]:
-            return path.index(first_kept)
-        if first_kept:
-            self.warnings.append(
-                f"{self.path.name}: compaction {entry.id} keeps from {first_kept!r}, which is "
-                "not on this branch; keeping only what follows the compaction"
-            )
-        return at + 1
-
-    def _model_of(self, entry_id: str | None) -> tuple[str, str] | None:
-        entry = self.get_entry(entry_id) if entry_id else None
-        if entry is None:
-            return None
-        provider, model_id = entry.data.get("provider"), entry.data.get("model_id")
-        if isinstance(provider, str) and isinstance(model_id, str):
-            return provider, model_id
-        return None
-
-    def _thinking_of(self, entry_id: str | None) -> str | None:
-        entry = self.get_entry(entry_id) if entry_id else None
-        level = entry.data.get("level") if entry else None
-        return level if isinstance(level, str) else None
-
-    def _fired_rules(self, custom_ids: list[str]) -> list[str]:
-        rules: list[str] = []
-        marker = f'"custom_type":"{TTSR_FIRED}"'.encode()
-        wanted = [eid for eid, raw in self._read_lines(custom_ids) if marker in raw]
-        for entry in self._parse_entries(wanted):
-            data = entry.data.get("data")
-            rule = data.get("rule") if isinstance(data, dict) else None
-            fired = entry.data.get("custom_type") == TTSR_FIRED and isinstance(rule, str)
-            if fired and rule not in rules:
-                rules.append(str(rule))
-        return rules
+        return build_context(self)
 
     # --- lazy reading --------------------------------------------------------------------
 

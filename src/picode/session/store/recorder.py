@@ -176,7 +176,8 @@ class SessionRecorder:
     def set_current(self, model: Model, thinking: str) -> None:
         self._model, self._thinking = model, thinking
 
-    def _ensure_file(self) -> SessionFile | None:
+    def ensure_file(self) -> SessionFile | None:
+        """The session file, created on first need; None with ``--no-session``."""
         if not self.persistent:
             return None
         if self.file is None:
@@ -188,12 +189,9 @@ class SessionRecorder:
                 self.file.append_thinking_level_change(self._thinking)
         return self.file
 
-    def ensure_file(self) -> SessionFile | None:
-        return self._ensure_file()
-
     def record_message(self, message: Message) -> str | None:
         self._display.append(message)
-        file = self._ensure_file()
+        file = self.ensure_file()
         if file is None:
             return None
         entry_id = file.append_message(message)
@@ -211,7 +209,7 @@ class SessionRecorder:
             self.file.append_thinking_level_change(level)
 
     def record_custom(self, custom_type: str, data: Any) -> None:
-        file = self._ensure_file()
+        file = self.ensure_file()
         if file is not None:
             file.append_custom(custom_type, data)
 
@@ -234,7 +232,7 @@ class SessionRecorder:
         return {}
 
     def set_name(self, name: str) -> None:
-        file = self._ensure_file()
+        file = self.ensure_file()
         if file is not None:
             file.append_session_info(name)
 

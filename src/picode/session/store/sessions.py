@@ -10,8 +10,9 @@ import json
 import os
 from pathlib import Path
 
+from picode.session.store.branch_context import TTSR_FIRED
 from picode.session.store.context import BranchMessages, SessionContext
-from picode.session.store.file import TTSR_FIRED, SessionFile, SessionWriteError
+from picode.session.store.file import SessionFile, SessionWriteError
 from picode.session.store.format import (
     FORMAT_VERSION,
     HEADER_PREFIX,

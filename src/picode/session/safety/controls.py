@@ -1,0 +1,70 @@
+"""The session's approval policy and sandbox, and the checks around each tool call.
+
+A part of ``AgentSession`` (it inherits this), kept beside approval, secrets and trust."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from picode.session.safety.approval import ApprovalGate, ApprovalPolicy, Approver
+from picode.session.safety.secrets import redact_tool_result
+
+if TYPE_CHECKING:
+    from picode.agent.tool import ToolResult
+    from picode.ai.types import ToolCall
+    from picode.session.config.settings import Settings
+    from picode.session.extensions.loader import ExtensionHost
+
+
+class SafetyControls:
+    approval: ApprovalGate
+    settings: Settings
+    extensions: ExtensionHost
+
+    @property
+    def approval_policy(self) -> ApprovalPolicy:
+        """Which tool calls are asked about: "never", "edits" or "all"."""
+        return self.approval.policy
+
+    def set_approval_policy(self, policy: ApprovalPolicy) -> None:
+        """From the next tool call on."""
+        self.approval.policy = policy
+
+    def set_approver(self, approver: Approver) -> None:
+        """Who answers approval asks (the front end's prompt)."""
+        self.approval.approver = approver
+
+    def set_escalator(self, escalator: Approver) -> None:
+        """Who is asked to run a command the sandbox blocked outside it (whatever the
+        approval policy); without one the command's result says what was blocked."""
+        self.approval.escalator = escalator
+
+    @property
+    def sandbox_state(self) -> tuple[bool, bool] | None:
+        """(confining, network allowed) of the commands' sandbox; None without one."""
+        sandboxes = self.approval.sandboxes
+        if not sandboxes:
+            return None
+        return bool(sandboxes[0].active), bool(sandboxes[0].network())
+
+    def allow_sandbox_network(self, allowed: bool) -> None:
+        """Give sandboxed commands the network for the rest of this session, or take back
+        what was given this session (what config.toml allows stays)."""
+        for sandbox in self.approval.sandboxes:
+            sandbox.network_for_session = allowed
+
+    async def _before_tool_call(self, call: ToolCall, args: Any) -> str | None:
+        reason = await self.extensions.on_tool_call(call.name, call.arguments, call.id)
+        if reason:
+            return reason
+        return await self.approval.check(call.id, call.name, call.arguments)
+
+    async def _after_tool_call(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
+        changed = await self.extensions.on_tool_result(call.name, call.arguments, call.id, result)
+        # What the model reads: keys and token shapes masked (docs/security.md, "Secrets").
+        return redact_tool_result(changed or result, shapes=self._shapes)
+
+    @property
+    def _shapes(self) -> bool:
+        """Are token shapes masked in what the model reads? (Keys always are.)"""
+        return self.settings.redaction.tool_results
