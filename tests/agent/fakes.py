@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from picode.agent.agent import Agent
@@ -12,17 +12,9 @@ from picode.agent.tool import BaseTool, OnUpdate, StrictParams, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.ai.providers.faux import FauxProvider, FauxScript
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage
+from tests.support import run as run
 
 WAIT = 5.0  # generous: these waits only fail when something is broken
-
-
-def run(coro_factory: Callable[[], Any], timeout: float = 10.0) -> Any:
-    """Run an async test body on a fresh loop with an overall timeout."""
-
-    async def main() -> Any:
-        return await asyncio.wait_for(coro_factory(), timeout)
-
-    return asyncio.run(main())
 
 
 async def wait(event: asyncio.Event, what: str = "event") -> None:

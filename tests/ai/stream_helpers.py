@@ -3,39 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 from picode.ai.event_stream import AssistantMessageEventStream
 from picode.ai.events import AssistantMessageEvent
 from picode.ai.types import AssistantMessage
+from tests.support import FakeClock, run
+
+__all__ = ["TIMEOUT_S", "FakeClock", "collapsed", "collect", "message", "next_event", "run"]
 
 T = TypeVar("T")
 
 #: Generous: waits end as soon as the awaited thing happens; this only bounds a hang.
 TIMEOUT_S = 5.0
-
-
-def run(coro: Awaitable[T], timeout: float = 20.0) -> T:
-    """Run one async test body on a fresh loop, failing instead of hanging."""
-
-    async def bounded() -> T:
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(bounded())
-
-
-class FakeClock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self, now: float = 0.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def message(**overrides: Any) -> AssistantMessage:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,8 @@ from picode.session.agent_session import AgentSession, SessionOptions
 from picode.session.config.settings import Settings
 from picode.session.paths import Paths, resolve_paths
 from picode.tools import coding_tools
+from tests.support import run as run
+from tests.support import wait_until as wait_until
 
 
 class SessionHarness:
@@ -63,23 +64,6 @@ def harness(tmp_path: Path) -> Iterator[SessionHarness]:
     h = SessionHarness(tmp_path)
     yield h
     h.close()
-
-
-def run(coro: Any, timeout: float = 20.0) -> Any:
-    """Run a coroutine with a hard timeout so a hang fails the test instead of CI."""
-
-    async def guarded() -> Any:
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
-
-
-async def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 import textwrap
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -12,6 +11,7 @@ import pytest
 from picode.agent.tool import ToolResult
 from picode.session.extensions import loader as extensions_module
 from picode.session.extensions.loader import ExtensionHost
+from tests.support import run
 
 
 @dataclass
@@ -68,10 +68,6 @@ def _write(path: Path, code: str) -> Path:
 @pytest.fixture
 def setup(tmp_path: Path) -> Setup:
     return Setup(tmp_path)
-
-
-def run(coro: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, 10))
 
 
 ECHO_TOOL = """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +20,14 @@ from picode.session.paths import resolve_paths
 from picode.tools import coding_tools
 from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig
+from tests.support import FakeClock as FakeClock
+from tests.support import pump_until
+from tests.support import run as run
+
+#: Tests here wait on an app: the Textual flavour, under the usual name.
+wait_until = pump_until
 
 SIZE = (100, 30)
-
-
-class FakeClock:
-    """A monotonic clock that moves only when told (pinned spinners, countdowns)."""
-
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class TuiHarness:
@@ -105,18 +98,6 @@ def tui(tmp_path: Path) -> Iterator[TuiHarness]:
     harness.close()
 
 
-async def wait_until(
-    pilot: Any, predicate: Callable[[], object], timeout: float = 5.0, what: str = ""
-) -> None:
-    """Pump the app until ``predicate()`` holds; fail after ``timeout`` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or predicate}")
-        await pilot.pause(0.01)
-
-
 async def type_text(pilot: Any, text: str) -> None:
     await pilot.press(*text)
 
@@ -163,13 +144,6 @@ def press_now(app: Any, *keys: str) -> None:
     a second while the app is busy streaming, which would hide what happens meanwhile)."""
     for key in keys:
         app.simulate_key(key)
-
-
-def run(coro: Any, timeout: float = 30.0) -> Any:
-    async def guarded() -> Any:
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
 
 
 class FakeSlowTool:

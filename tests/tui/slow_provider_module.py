@@ -3,7 +3,7 @@ import does on a loaded machine."""
 
 from __future__ import annotations
 
-from tests.tui.fake_provider_module import GATE
+from tests.tui.fake_sdk_module import GATE
 
 if not GATE.wait(30):
     raise RuntimeError("the test never let the slow import finish")

@@ -19,7 +19,7 @@ from picode.tui.widgets.notice import NoticeView, WelcomeView
 
 from .conftest import SIZE, TuiHarness, run, type_text, wait_until
 
-FAKE_SDK = "tests.tui.fake_provider_module"
+FAKE_SDK = "tests.tui.fake_sdk_module"
 SLOW_SDK = "tests.tui.slow_provider_module"
 
 
@@ -131,7 +131,7 @@ def test_switching_to_another_provider_prepares_it_at_once(
 def test_a_message_sent_before_the_provider_is_loaded_says_so_until_it_is(
     tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.tui.fake_provider_module import GATE
+    from tests.tui.fake_sdk_module import GATE
 
     faux = tui.faux(text_turn("answer"))
     serve_api_with(monkeypatch, faux.model.api, SLOW_SDK)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -11,21 +10,14 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from picode.tui.themes import DEFAULT_THEME, default_tokens, load_themes
+from tests.support import FakeClock as FakeClock
+from tests.support import pump_until
+from tests.support import run as run
+
+#: Tests here wait on an app: the Textual flavour, under the usual name.
+wait_until = pump_until
 
 SIZE = (100, 30)
-
-
-class FakeClock:
-    """A monotonic clock that moves only when told."""
-
-    def __init__(self, now: float = 1000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class ThemedApp(App[None]):
@@ -67,25 +59,6 @@ class WidgetHost(ThemedApp):
 
     def compose(self) -> ComposeResult:
         yield from self.widgets
-
-
-async def wait_until(
-    pilot: Any, predicate: Callable[[], object], timeout: float = 5.0, what: str = ""
-) -> None:
-    """Pump the app until ``predicate()`` holds; fail after ``timeout`` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or predicate}")
-        await pilot.pause(0.01)
-
-
-def run(coro: Any, timeout: float = 30.0) -> Any:
-    async def guarded() -> Any:
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
 
 
 def screen_text(app: App[Any]) -> str:
