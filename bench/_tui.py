@@ -50,7 +50,7 @@ async def painted(app: Any) -> None:
 def bench_options(home: Path, cwd: Path, session: Path | None) -> Any:
     """SessionOptions on an isolated PICODE_HOME with a model no request is made to."""
     from picode.ai.models import Model, builtin_registry
-    from picode.session.config import Settings
+    from picode.session.config.settings import Settings
     from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
     from picode.tools import coding_tools

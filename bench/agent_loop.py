@@ -38,7 +38,7 @@ from picode.ai.providers.faux import FauxProvider, FauxText, FauxTurn
 from picode.ai.stream import stream_simple
 from picode.ai.types import Context, UserMessage
 from picode.session.agent_session import AgentSession
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
 from picode.tools import coding_tools

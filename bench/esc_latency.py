@@ -45,7 +45,7 @@ from tests.wire.server import Pause, RecordedRequest, Stall, WireResponse, WireS
 from _stats import Summary, fmt, iqr, machine, verdict
 from picode.agent.events import AgentEnd
 from picode.ai.models import Model, builtin_registry
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
 from picode.tools import coding_tools

@@ -79,7 +79,7 @@ async def bench_calls(calls: int, batches: int) -> None:
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     from picode.ai.abort import AbortController
-    from picode.session.config import McpServer
+    from picode.session.config.settings import McpServer
     from picode.session.mcp.manager import McpManager
 
     manager = McpManager(

@@ -33,7 +33,7 @@ from tests.tools.helpers import sleeps_of
 from _stats import Summary, fmt, iqr, machine, verdict
 from picode.ai.abort import AbortController, AbortSignal
 from picode.launch import sandbox_config
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.session.paths import resolve_paths
 from picode.tools.bash import BashTool
 from picode.tools.sandbox import Sandbox, probe_mechanism

@@ -32,7 +32,7 @@ from textual.widgets import Static
 
 from _stats import Summary, fmt, machine
 from picode.ai.types import AssistantMessage, TextContent, UserMessage
-from picode.session.store import SessionStore
+from picode.session.store.sessions import SessionStore
 from picode.tui.pickers import PickList, SessionPicker
 
 WORDS = (

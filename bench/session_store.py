@@ -33,7 +33,7 @@ from picode.ai.types import (
     Usage,
     UserMessage,
 )
-from picode.session.store import SessionFile, SessionStore
+from picode.session.store.sessions import SessionFile, SessionStore
 
 WORDS = (
     "the",

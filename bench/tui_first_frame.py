@@ -52,7 +52,7 @@ import asyncio
 from pathlib import Path
 from picode.ai.models import builtin_registry
 from picode.session.options import SessionOptions
-from picode.session.config import load_config
+from picode.session.config.settings import load_config
 from picode.session.paths import resolve_paths
 from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from picode.session.store import SessionStore
+    from picode.session.store.sessions import SessionStore
 
 # The children import only what they measure: the parent's helpers load inside main().
 from _tui import bench_options, painted, sample_child, wait_for
@@ -171,7 +171,7 @@ def main() -> None:
         child(kind, Path(home), Path(cwd), Path(session))
         return
     from _stats import Summary, fmt, machine, verdict
-    from picode.session.store import SessionStore
+    from picode.session.store.sessions import SessionStore
 
     with tempfile.TemporaryDirectory(prefix="picode-bench-") as folder:
         home = Path(folder) / "home"

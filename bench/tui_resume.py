@@ -126,7 +126,7 @@ def child(kind: str, home: Path, cwd: Path, session: Path) -> None:
 def generate(home: Path, cwd: Path, messages: int) -> Path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from picode.session.paths import resolve_paths
-    from picode.session.store import SessionStore
+    from picode.session.store.sessions import SessionStore
     from session_store import TextSource, write_session
 
     store = SessionStore(resolve_paths({"PICODE_HOME": str(home)}).sessions_dir)

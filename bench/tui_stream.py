@@ -39,7 +39,7 @@ from picode.ai.builder import MessageBuilder
 from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxProvider
 from picode.ai.stream import register_api
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
 from picode.tools import coding_tools
