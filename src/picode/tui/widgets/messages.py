@@ -125,7 +125,8 @@ class AssistantMessageView(KeepsDrawnLines):
         margin: 0 0 1 0;
         color: $tool-error;
     }
-    AssistantMessageView.-superseded {
+    /* Not inherited: each block draws its own lines, so each is dimmed. */
+    AssistantMessageView.-superseded > * {
         text-opacity: 60%;
     }
     """
@@ -238,9 +239,14 @@ class AssistantMessageView(KeepsDrawnLines):
 
 
 def completed_assistant_view(
-    message: AssistantMessage, *, thinking_collapsed: bool, tools_expanded: bool
+    message: AssistantMessage,
+    *,
+    thinking_collapsed: bool,
+    tools_expanded: bool,
+    error_line: bool = True,
 ) -> AssistantMessageView:
-    """A finished message from history (a resumed session): no streaming machinery."""
+    """A finished message from history (a resumed session): no streaming machinery.
+    ``error_line=False``: a retried attempt, whose failure its retry's line tells."""
     blocks: dict[int, Widget] = {}
     for index, block in enumerate(message.content):
         match block:
@@ -251,7 +257,7 @@ def completed_assistant_view(
             case ToolCall(id=call_id, name=name, arguments=arguments):
                 blocks[index] = ToolCallView(call_id, name, arguments, expanded=tools_expanded)
     children = list(blocks.values())
-    if message.stop_reason == "error":
+    if message.stop_reason == "error" and error_line:
         children.append(_error_line(message))
     view = AssistantMessageView(
         *children, thinking_collapsed=thinking_collapsed, tools_expanded=tools_expanded
