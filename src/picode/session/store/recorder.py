@@ -88,6 +88,8 @@ class SessionRecorder:
         self._model: Model | None = None
         self._thinking: str | None = None
         self._lock: SessionLock | None = None
+        #: Where a new session is to be saved, when the person named the file.
+        self._new_path: Path | None = None
 
     # --- opening -------------------------------------------------------------------------
 
@@ -98,6 +100,7 @@ class SessionRecorder:
         self.persistent = spec is not None
         self._unlock()
         self.file = None
+        self._new_path = None
         if spec is None or spec == "new":
             return Restored()
         if spec == "continue":
@@ -106,7 +109,14 @@ class SessionRecorder:
                 self._notice("No earlier session in this folder; starting a new one.", "info")
                 return Restored()
         elif isinstance(spec, Path) or "/" in str(spec) or str(spec).endswith(".jsonl"):
-            self.file = self.store.open(Path(spec), given=True)
+            path = Path(spec).expanduser()
+            if not path.exists():
+                # A file named for a new session (--session new.jsonl): created there on
+                # the first write, like any new session.
+                self.store.check_new_path(path)
+                self._new_path = path.absolute()
+                return Restored()
+            self.file = self.store.open(path, given=True)
         else:
             self.file = self.store.resume(str(spec), self.cwd)
         try:
@@ -180,7 +190,7 @@ class SessionRecorder:
         if not self.persistent:
             return None
         if self.file is None:
-            self.file = self.store.create(self.cwd)
+            self.file = self.store.create(self.cwd, path=self._new_path)
             self._lock = SessionLock.acquire(self.file.path)
             if self._model is not None:
                 self.file.append_model_change(self._model.provider, self._model.id)
