@@ -346,3 +346,26 @@ def test_a_resumed_reply_cut_at_the_output_limit_keeps_its_notice() -> None:
         assert "output limit" in _notices(router)[0][1]
 
     _scenario(body)
+
+
+def test_a_resumed_shell_command_shows_as_it_ran_not_as_the_models_note() -> None:
+    from picode.tui.controllers.shell import context_text
+    from picode.tui.widgets.tool_call import ToolCallView
+
+    typed = UserMessage("I ran `make` and it failed")  # said by the person: stays a message
+    history = [UserMessage(context_text("echo hi", "hi\n")), typed, _assistant()]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.show_history(history)
+        await pilot.pause()
+        first, second = list(router.transcript.entries)[:2]
+        assert isinstance(first, ToolCallView) and first.has_class("-user-shell")
+        assert (first.tool_name, first.args, first.is_finished) == (
+            "bash",
+            {"command": "echo hi"},
+            True,
+        )
+        assert first.result is not None and first.result.text_content == "hi"
+        assert isinstance(second, UserMessageView) and second.text == typed.text
+
+    _scenario(body)

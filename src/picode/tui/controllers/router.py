@@ -54,6 +54,7 @@ from picode.session.events import (
 )
 from picode.session.mcp import McpServerStatus
 from picode.tui.controllers.retries import RetryTracker, resumed_retries
+from picode.tui.controllers.shell import read_context_text, resumed_shell_view
 from picode.tui.widgets.messages import (
     AssistantMessageView,
     UserMessageView,
@@ -301,6 +302,10 @@ class EventRouter:
             if offset < skip_to:
                 continue
             match message:
+                case UserMessage() if (ran := read_context_text(message.text)) is not None:
+                    # A ``!cmd`` whose output went to the model: shown as it was run.
+                    view = resumed_shell_view(*ran, expanded=self.transcript.tools_expanded)
+                    entries.append((view, start + offset))
                 case UserMessage():
                     entries.append((UserMessageView.of(message), start + offset))
                 case AssistantMessage(stop_reason="error") if (
