@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from picode.ai.providers.faux import FauxText, FauxTurn, text_turn
+from picode.ai.providers.faux import FauxText, FauxThinking, FauxTurn, text_turn
 from picode.tui.app import PicodeApp
 from picode.tui.widgets.markdown import MarkdownView
 
@@ -27,7 +27,7 @@ def test_new_output_below_the_view_is_announced_and_ctrl_end_jumps_to_it(
     tui: TuiHarness,
 ) -> None:
     faux = tui.faux(
-        text_turn(LONG),
+        FauxTurn([FauxThinking("Thinking it over.\n" * 8), FauxText(LONG)]),
         FauxTurn([FauxText(STREAMED)], chunk_size=24, delay=0.03),
     )
     app = tui.app(faux)
@@ -42,6 +42,13 @@ def test_new_output_below_the_view_is_announced_and_ctrl_end_jumps_to_it(
             # Scrolled up with nothing arriving: nothing to announce.
             press_now(app, "pageup")
             await wait_until(pilot, lambda: not transcript.at_bottom, what="scrolled up")
+            await pilot.pause(0.1)
+            assert not below.display
+            # Nor when what is there unfolds (ctrl+t folds the thinking, then unfolds it).
+            press_now(app, "ctrl+t")
+            await pilot.pause(0.1)
+            press_now(app, "ctrl+t")
+            await wait_until(pilot, lambda: not transcript.thinking_collapsed, what="unfolded")
             await pilot.pause(0.1)
             assert not below.display
             # Streaming while it follows the bottom: nothing to announce either.

@@ -134,6 +134,7 @@ class PicodeApp(App[int]):
         self.search = TranscriptSearch(
             self.transcript,
             mount=lambda bar: self.mount(bar, before=self.queue),
+            before_unfold=self.output_below.hush,
             give_back_focus=lambda: self.editor.focus(),
         )
         self.interrupts.add_popup(self.search.is_open, self.search.close)
@@ -506,9 +507,11 @@ class PicodeApp(App[int]):
         self.commands.try_run("/model")
 
     def action_toggle_thinking(self) -> None:
+        self.output_below.hush()
         self.transcript.set_thinking_collapsed(not self.transcript.thinking_collapsed)
 
     def action_expand_tools(self) -> None:
+        self.output_below.hush()
         self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
 
     def action_scroll_up(self) -> None:

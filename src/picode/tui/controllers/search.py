@@ -115,12 +115,15 @@ class TranscriptSearch:
         *,
         mount: Callable[[SearchBar], object],
         give_back_focus: Callable[[], object],
+        before_unfold: Callable[[], object] = lambda: None,
     ) -> None:
         self.transcript = transcript
         #: The field, built on the first search (its Input is not needed in the first frame).
         self.bar: SearchBar | None = None
         self._mount = mount
         self._give_back_focus = give_back_focus
+        #: Told before folded entries are shown: the transcript grows without new output.
+        self._before_unfold = before_unfold
         self.query = ""
         self.matches: list[Match] = []
         self.current: int | None = None
@@ -133,7 +136,9 @@ class TranscriptSearch:
 
     def open(self) -> None:
         """Show the field (again: with the last query selected, to type over or step on)."""
-        self.transcript.unfold_all()
+        if self.transcript.folded:
+            self._before_unfold()
+            self.transcript.unfold_all()
         if self.bar is None:
             from picode.tui.widgets.search_bar import SearchBar
 

@@ -41,6 +41,7 @@ class OutputBelow(Static):
         self.key = key
         self._transcript: Transcript | None = None
         self._height = 0
+        self._hushed = False
 
     def follow(self, transcript: Transcript) -> None:
         """Watch ``transcript``: its growth and its scroll position."""
@@ -48,6 +49,15 @@ class OutputBelow(Static):
         self._height = transcript.virtual_size.height
         self.watch(transcript, "virtual_size", self._grown, init=False)
         self.watch(transcript, "scroll_y", self._scrolled, init=False)
+
+    def hush(self) -> None:
+        """The next layout's growth is not output: entries unfolded or expanded (ctrl+o,
+        ctrl+t, a search showing folded entries) make the transcript taller too."""
+        self._hushed = True
+        self.call_after_refresh(self._unhush)
+
+    def _unhush(self) -> None:
+        self._hushed = False
 
     def set_key(self, key: str) -> None:
         self.key = key
@@ -59,7 +69,7 @@ class OutputBelow(Static):
         grew = size.height > self._height
         self._height = size.height
         # Earlier messages loaded above (scrolling up) make it taller too: not new output.
-        if transcript is None or not grew or transcript.loading_page:
+        if transcript is None or not grew or transcript.loading_page or self._hushed:
             return
         if not transcript.following:
             self._show()
