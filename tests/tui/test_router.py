@@ -264,6 +264,10 @@ def test_a_resumed_failure_that_was_not_retried_shows_its_error() -> None:
     _scenario(body)
 
 
+def _incomplete_marks(router: EventRouter) -> list[str]:
+    return [str(w.render()) for w in router.transcript.query(".incomplete")]
+
+
 def _text_colour(router: EventRouter, view: MarkdownView) -> Any:
     """The colour the screen draws the first character of ``view`` in."""
     region = view.content_region
@@ -293,9 +297,10 @@ def test_a_kept_partial_reply_is_drawn_dimmed_above_the_outcome_line() -> None:
         # Drawn in a dimmer colour than the answer, which keeps the colour the partial had.
         assert _text_colour(router, final) == bright
         assert _text_colour(router, kept) != bright
-        # The partial, then what became of it, then the answer.
+        # The partial, marked, then what became of it, then the answer.
         kinds = [type(entry).__name__ for entry in router.transcript.entries]
         assert kinds == ["AssistantMessageView", "NoticeView", "AssistantMessageView"]
+        assert _incomplete_marks(router) == ["(incomplete)"]
 
     _scenario(body)
 
@@ -330,6 +335,7 @@ def test_a_resumed_retry_shows_the_outcome_lines_as_live() -> None:
         ]
         kept = router.transcript.entries[1]
         assert kept.has_class("-superseded")
+        assert _incomplete_marks(router) == ["(incomplete)"]
 
     _scenario(body)
 

@@ -92,7 +92,7 @@ class RetryTracker:
             return
         if self._kept_partial is not None:
             self.transcript.remove_entry(self._kept_partial)
-        failed.add_class("-superseded")
+        failed.supersede()
         self._kept_partial = failed
         entries = self.transcript.entries
         if self.line is not None and entries.index(self.line) < entries.index(failed):

@@ -313,8 +313,7 @@ class EventRouter:
                 ).line is not None:
                     skip_to = run.end
                     if run.kept is not None:
-                        kept = self._finished_view(messages[run.kept], calls, error_line=False)
-                        kept.add_class("-superseded")
+                        kept = self._finished_view(messages[run.kept], calls, superseded=True)
                         entries.append((kept, start + run.kept))
                     entries.append((NoticeView(*run.line), None))
                 case AssistantMessage():
@@ -333,14 +332,14 @@ class EventRouter:
         return entries
 
     def _finished_view(
-        self, message: Message, calls: dict[str, ToolCallView], *, error_line: bool = True
+        self, message: Message, calls: dict[str, ToolCallView], *, superseded: bool = False
     ) -> AssistantMessageView:
         assert isinstance(message, AssistantMessage)
         view = completed_assistant_view(
             message,
             thinking_collapsed=self.transcript.thinking_collapsed,
             tools_expanded=self.transcript.tools_expanded,
-            error_line=error_line,
+            superseded=superseded,
         )
         calls.update((v.call_id, v) for v in view.tool_views())
         return view
