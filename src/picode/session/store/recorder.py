@@ -16,7 +16,12 @@ from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
 from picode.session.store.lock import SessionInUseError, SessionLock
-from picode.session.store.sessions import BranchMessages, SessionFile, SessionStore
+from picode.session.store.sessions import (
+    BranchMessages,
+    NewSessionFile,
+    SessionFile,
+    SessionStore,
+)
 from picode.session.usage import SessionUsage
 
 #: Load warnings listed one by one; the rest are counted.
@@ -93,7 +98,7 @@ class SessionRecorder:
 
     # --- opening -------------------------------------------------------------------------
 
-    def open(self, spec: str | Path | None) -> Restored:
+    def open(self, spec: str | Path | NewSessionFile | None) -> Restored:
         self._entry_ids.clear()
         self._display = []
         self._restored = None
@@ -108,15 +113,16 @@ class SessionRecorder:
             if self.file is None:
                 self._notice("No earlier session in this folder; starting a new one.", "info")
                 return Restored()
-        elif isinstance(spec, Path) or "/" in str(spec) or str(spec).endswith(".jsonl"):
-            path = Path(spec).expanduser()
-            if not path.exists():
-                # A file named for a new session (--session new.jsonl): created there on
-                # the first write, like any new session.
-                self.store.check_new_path(path)
-                self._new_path = path.absolute()
+        elif isinstance(spec, NewSessionFile):
+            # Created on the first write, like any new session (a file that appeared since
+            # is opened instead: the person named it, whoever wrote it first).
+            if not spec.path.exists():
+                self.store.check_new_path(spec.path)
+                self._new_path = spec.path.absolute()
                 return Restored()
-            self.file = self.store.open(path, given=True)
+            self.file = self.store.open(spec.path, given=True)
+        elif isinstance(spec, Path) or "/" in str(spec) or str(spec).endswith(".jsonl"):
+            self.file = self.store.open(Path(spec), given=True)
         else:
             self.file = self.store.resume(str(spec), self.cwd)
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from picode.session.store.context import BranchMessages, SessionContext
@@ -32,6 +33,7 @@ __all__ = [
     "AmbiguousSessionError",
     "BranchMessages",
     "Entry",
+    "NewSessionFile",
     "NotASessionError",
     "SessionContext",
     "SessionFile",
@@ -58,6 +60,16 @@ class AmbiguousSessionError(LookupError):
     def __init__(self, message: str, candidates: list[Path]) -> None:
         super().__init__(message)
         self.candidates = candidates
+
+
+@dataclass(frozen=True, slots=True)
+class NewSessionFile:
+    """``--session PATH`` for a file that does not exist yet: a new session saved there."""
+
+    path: Path
+
+    def __str__(self) -> str:
+        return str(self.path)
 
 
 class SessionStore:
