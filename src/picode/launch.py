@@ -291,7 +291,13 @@ def session_spec(args: argparse.Namespace, *, interactive: bool) -> Any:
     if args.continue_session:
         return "continue"
     if args.session:
-        return Path(args.session) if os.path.exists(args.session) else args.session
+        if os.path.exists(args.session):
+            return Path(args.session)
+        if "/" in args.session or args.session.endswith(".jsonl"):
+            from picode.session.store import NewSessionFile
+
+            return NewSessionFile(Path(args.session).expanduser())  # a new session, saved there
+        return args.session
     if args.resume is not None:
         if args.resume:
             return args.resume

@@ -3,6 +3,7 @@ a session file that cannot be written. Each ends with a clear message and nothin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +211,34 @@ def test_a_second_picode_on_the_same_session_is_refused(
     assert third.stdout == "After the other one quit.\n"
     entries = picode.session_entries()
     assert sum(1 for e in entries if e["type"] == "message") == 4  # nothing from the refused run
+
+
+def test_session_with_a_new_path_starts_a_session_saved_there(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = use(AnthropicDriver(), wire, picode)
+    wire.enqueue(api.text("Answer one."), api.text("Answer two."))
+
+    first = picode.run("--session", "named.jsonl", "-p", "question one", "--model", api.model)
+    again = picode.run("--session", "named.jsonl", "-p", "question two", "--model", api.model)
+
+    assert first.returncode == 0, first.stderr
+    assert again.returncode == 0, again.stderr
+    named = picode.project / "named.jsonl"
+    lines = named.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0])["type"] == "session"
+    # The second run resumed it: the model saw the first exchange.
+    assert _texts(_request_messages(wire, 1))[:2] == ["question one", "Answer one."]
+    assert not list((picode.home / "data").rglob("*.jsonl"))  # nothing in the sessions folder
+
+
+def test_session_with_a_new_path_in_a_missing_folder_is_refused(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = use(AnthropicDriver(), wire, picode)
+
+    result = picode.run("--session", "nowhere/named.jsonl", "-p", "hi", "--model", api.model)
+
+    assert result.returncode == 1
+    assert "nowhere" in result.stderr and "Traceback" not in result.stderr
+    assert wire.requests == []

@@ -18,7 +18,7 @@ from tests.wire.server import WireServer
 API = AnthropicDriver()
 HINT = "Resume this session with: picode -c"
 
-Start = Callable[[], Terminal]
+Start = Callable[..., Terminal]
 
 
 @pytest.fixture
@@ -26,8 +26,8 @@ def tui(wire: WireServer, picode: PicodeEnv) -> Iterator[Start]:
     use(API, wire, picode)
     with terminals(picode, API.model) as start:
 
-        def start_ready() -> Terminal:
-            terminal = start()
+        def start_ready(*args: str) -> Terminal:
+            terminal = start(*args)
             terminal.wait_for_text("↑0 ↓0")  # the session is open: the real editor has the keys
             return terminal
 
@@ -66,3 +66,40 @@ def test_quitting_before_anything_was_saved_prints_no_hint(tui: Start) -> None:
 
     assert terminal.wait_exit() == 0
     assert "Resume this session" not in _after_the_app(terminal)
+
+
+def test_a_session_named_by_a_new_path_is_saved_there_and_the_hint_names_it(
+    tui: Start, wire: WireServer, picode: PicodeEnv
+) -> None:
+    wire.enqueue(API.text("Saved."))
+    terminal = tui("--session", "named.jsonl")
+    terminal.type("remember this")
+    terminal.wait_for_text("Saved.")
+
+    terminal.send(CTRL_D)
+
+    assert terminal.wait_exit() == 0
+    named = picode.project / "named.jsonl"
+    assert "remember this" in named.read_text(encoding="utf-8")
+    # -c and -r look in picode's sessions folder, where this one is not.
+    assert f"Resume this session with: picode --session {named}" in _after_the_app(terminal)
+
+
+def test_a_start_with_only_a_shell_command_is_a_session_to_come_back_to(
+    tui: Start, picode: PicodeEnv
+) -> None:
+    terminal = tui()
+    terminal.type("!echo from-the-shell")
+    terminal.wait_until(lambda screen: screen.count("from-the-shell") >= 2, "the output")
+
+    terminal.send(CTRL_D)
+
+    assert terminal.wait_exit() == 0
+    assert HINT in _after_the_app(terminal)
+    saved = list(picode.home.rglob("sessions/**/*.jsonl"))
+    assert len(saved) == 1
+    again = tui("-c")  # the output is back, as the model will read it
+    again.wait_for_text("from-the-shell")
+    again.send(CTRL_D)
+    assert again.wait_exit() == 0
+    assert len(list(picode.home.rglob("sessions/**/*.jsonl"))) == 1

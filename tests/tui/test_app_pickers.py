@@ -11,6 +11,7 @@ from picode.ai.types import UserMessage
 from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig
 from picode.tui.pickers import ForkPicker, ModelPicker, SessionPicker, ThemePicker, ThinkingPicker
+from picode.tui.pickers.base import PickerScreen
 from picode.tui.widgets.messages import UserMessageView
 
 from .conftest import SIZE, TuiHarness, has_notice, opened, run, send, type_text, wait_until
@@ -374,5 +375,31 @@ def test_a_session_that_cannot_be_resumed_at_start_is_reported_and_a_new_one_ope
             await opened(pilot)
             assert has_notice(app, f"Could not resume {doomed.path}")
             assert app.session.messages == []
+
+    run(scenario())
+
+
+@pytest.mark.usefixtures("no_keys")
+@pytest.mark.parametrize("command", ["/model", "/theme", "/thinking", "/resume"])
+def test_on_a_short_terminal_a_picker_keeps_its_key_hints_and_scrolls(
+    tui: TuiHarness, command: str
+) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 15)) as pilot:
+            await opened(pilot)
+            await send(pilot, command)
+            picker = await _picker(pilot, PickerScreen)
+            await pilot.pause()
+            box = picker.query_one("#picker").region
+            for part in (picker.title_label, picker.filter_input, picker.hint_label):
+                region = part.region
+                assert region.height >= 1, part
+                assert box.y < region.y and region.bottom < box.bottom, part  # inside the border
+            assert box.y >= 0 and box.bottom <= 15
+            if command == "/model":  # more models than rows: the list scrolls
+                assert picker.pick_list.region.height >= 2
+                assert picker.pick_list.count > picker.pick_list.region.height
 
     run(scenario())

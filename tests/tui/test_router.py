@@ -119,7 +119,6 @@ def test_a_retry_sequence_keeps_one_line_updated_in_place_and_no_repeated_errors
         router.handle(AutoRetryStart(1, 3, 2000, "529 Overloaded"))
         assert router.status.is_retrying
         await pilot.pause()
-        line = router.transcript.entries[-1]
         assert _notices(router) == [("warning", "529 Overloaded — retry 1/3 in 2 s")]
         assert _error_lines(router) == []  # the line says it now
         _fail(router, partial="Half an ans")
@@ -127,8 +126,9 @@ def test_a_retry_sequence_keeps_one_line_updated_in_place_and_no_repeated_errors
         _fail(router, partial="Half an ans")
         router.handle(AutoRetryStart(3, 3, 8000, "529 Overloaded"))
         await pilot.pause()
+        # One line, under the partial reply it speaks of.
         assert _notices(router) == [("warning", "529 Overloaded — retry 3/3 in 8 s")]
-        assert router.transcript.query(NoticeView).first() is line  # the same line
+        assert isinstance(router.transcript.entries[-1], NoticeView)
         assert _partials(router) == ["Half an ans"]  # once, not per attempt
         _fail(router)
         router.handle(AutoRetryEnd(False, 3, "529 Overloaded"))
@@ -252,17 +252,126 @@ def test_a_resumed_interrupted_turn_shows_the_marker_after_it() -> None:
     _scenario(body)
 
 
-def test_a_resumed_retry_sequence_shows_only_the_outcome_not_each_failed_attempt() -> None:
-    failed = _assistant("error", "529 Overloaded")
-    answer = _assistant()
-    answer.content = [TextContent("The answer.")]
-    gave_up = _assistant("error", "529 Overloaded")
-    history = [UserMessage("go"), failed, failed, answer, UserMessage("again"), failed, gave_up]
+def test_a_resumed_failure_that_was_not_retried_shows_its_error() -> None:
+    history = [UserMessage("go"), _assistant("error", "401 Unauthorized"), UserMessage("again")]
 
     async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
         router.show_history(history)
         await pilot.pause()
-        assert _partials(router) == ["The answer."]
-        assert _error_lines(router) == ["Error: 529 Overloaded"]  # the final failure, once
+        assert _error_lines(router) == ["Error: 401 Unauthorized"]
+        assert _notices(router) == []
+
+    _scenario(body)
+
+
+def _incomplete_marks(router: EventRouter) -> list[str]:
+    return [str(w.render()) for w in router.transcript.query(".incomplete")]
+
+
+def _text_colour(router: EventRouter, view: MarkdownView) -> Any:
+    """The colour the screen draws the first character of ``view`` in."""
+    region = view.content_region
+    return router.transcript.screen.get_style_at(region.x, region.y).color
+
+
+def test_a_kept_partial_reply_is_drawn_dimmed_above_the_outcome_line() -> None:
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        _fail(router, partial="Half an ans")
+        await pilot.pause()
+        partial = router.transcript.query(MarkdownView).first()
+        bright = _text_colour(router, partial)
+        router.handle(AutoRetryStart(1, 3, 2000, "529 Overloaded"))
+        _fail(router, partial="Half an answer again")
+        router.handle(AutoRetryStart(2, 3, 2000, "529 Overloaded"))
+        answer = _assistant()
+        answer.content = [TextContent("The answer.")]
+        router.handle(AgentStart())
+        router.handle(MessageStart(answer))
+        router.handle(MessageEnd(answer))
+        router.handle(AgentEnd([answer]))
+        router.handle(AutoRetryEnd(True, 2))
+        await pilot.pause()
+        await pilot.pause()
+        kept, final = router.transcript.query(MarkdownView)
+        assert (kept.source, final.source) == ("Half an answer again", "The answer.")
+        # Drawn in a dimmer colour than the answer, which keeps the colour the partial had.
+        assert _text_colour(router, final) == bright
+        assert _text_colour(router, kept) != bright
+        # The partial, marked, then what became of it, then the answer.
+        kinds = [type(entry).__name__ for entry in router.transcript.entries]
+        assert kinds == ["AssistantMessageView", "NoticeView", "AssistantMessageView"]
+        assert _incomplete_marks(router) == ["(incomplete)"]
+
+    _scenario(body)
+
+
+def test_a_resumed_retry_shows_the_outcome_lines_as_live() -> None:
+    failed = _assistant("error", "529 Overloaded (retry after 1 s)")
+    cut = _assistant("error", "529 Overloaded")
+    cut.content = [TextContent("Half an ans")]
+    answer = _assistant()
+    answer.content = [TextContent("The answer.")]
+    gave_up = _assistant("error", "529 Overloaded")
+    history = [UserMessage("go"), failed, cut, answer, UserMessage("again"), failed, gave_up]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.show_history(history)
+        await pilot.pause()
+        await pilot.pause()
+        assert _partials(router) == ["Half an ans", "The answer."]
+        assert _error_lines(router) == []
+        assert _notices(router) == [
+            ("info", "Answered after 2 retries (529 Overloaded)"),
+            ("error", "Gave up after 1 retry: 529 Overloaded"),
+        ]
+        kinds = [type(entry).__name__ for entry in router.transcript.entries]
+        assert kinds == [
+            "UserMessageView",
+            "AssistantMessageView",  # the cut attempt's text, dimmed
+            "NoticeView",
+            "AssistantMessageView",
+            "UserMessageView",
+            "NoticeView",
+        ]
+        kept = router.transcript.entries[1]
+        assert kept.has_class("-superseded")
+        assert _incomplete_marks(router) == ["(incomplete)"]
+
+    _scenario(body)
+
+
+def test_a_resumed_reply_cut_at_the_output_limit_keeps_its_notice() -> None:
+    cut = _assistant("length")
+    cut.content = [TextContent("The first half")]
+    history = [UserMessage("explain"), cut]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.show_history(history)
+        await pilot.pause()
+        assert [level for level, _ in _notices(router)] == ["warning"]
+        assert "output limit" in _notices(router)[0][1]
+
+    _scenario(body)
+
+
+def test_a_resumed_shell_command_shows_as_it_ran_not_as_the_models_note() -> None:
+    from picode.tui.controllers.shell import context_text
+    from picode.tui.widgets.tool_call import ToolCallView
+
+    typed = UserMessage("I ran `make` and it failed")  # said by the person: stays a message
+    history = [UserMessage(context_text("echo hi", "hi\n")), typed, _assistant()]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.show_history(history)
+        await pilot.pause()
+        first, second = list(router.transcript.entries)[:2]
+        assert isinstance(first, ToolCallView) and first.has_class("-user-shell")
+        assert (first.tool_name, first.args, first.is_finished) == (
+            "bash",
+            {"command": "echo hi"},
+            True,
+        )
+        assert first.result is not None and first.result.text_content == "hi"
+        assert isinstance(second, UserMessageView) and second.text == typed.text
 
     _scenario(body)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from picode.session.config.settings import Settings
     from picode.session.paths import Paths
     from picode.session.safety.approval import ApprovalPolicy, Approver
+    from picode.session.store import NewSessionFile
 
 
 @dataclass(slots=True)
@@ -29,8 +30,9 @@ class SessionOptions:
     #: What the agent may call, composed by the launcher (``picode.tools.coding_tools``
     #: plus any extras); extension tools are added by the session.
     tools: Sequence[AgentTool] = ()
-    #: "new", "continue", an id or unique prefix, a path, or None for no file at all.
-    session: Literal["new", "continue"] | str | Path | None = "new"
+    #: "new", "continue", an id or unique prefix, a path, a new file to create
+    #: (``--session new.jsonl``), or None for no file at all.
+    session: Literal["new", "continue"] | str | Path | NewSessionFile | None = "new"
     system_prompt: str | None = None
     append_system_prompt: str | None = None
     approver: Approver | None = None

@@ -21,6 +21,7 @@ from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
 from picode.tui.controllers.quit import QuitController
+from picode.tui.controllers.search import TranscriptSearch
 from picode.tui.controllers.shell import ShellRunner
 from picode.tui.controllers.submit import Submitter
 from picode.tui.themes import default_tokens, initial_theme, load_themes
@@ -33,6 +34,7 @@ from picode.tui.widgets.footer import (
     git_branch,
 )
 from picode.tui.widgets.notice import NoticeLevel, NoticeView, WelcomeView
+from picode.tui.widgets.output_below import OutputBelow
 from picode.tui.widgets.queue import QueueView
 from picode.tui.widgets.status import StatusLine
 from picode.tui.widgets.transcript import Transcript
@@ -78,6 +80,8 @@ class PicodeApp(App[int]):
         _binding("alt+up", "dequeue", "Edit queued messages"),
         _binding("pageup", "scroll_up", "Scroll the conversation up (loads earlier messages)"),
         _binding("pagedown", "scroll_down", "Scroll the conversation down"),
+        _binding("ctrl+end", "scroll_to_end", "Jump to the end of the conversation"),
+        _binding("ctrl+f", "search", "Search the conversation"),
         _binding("ctrl+g", "external_editor", "Edit the message in $VISUAL / $EDITOR"),
         _binding("ctrl+z", "suspend", "Suspend picode (editor empty)"),
         _binding("ctrl+shift+c", "copy_selection", "Copy the selection"),
@@ -96,6 +100,7 @@ class PicodeApp(App[int]):
         self._cwd_label = config.cwd_label or display_path(config.cwd)
         self._branch = git_branch(config.cwd) if config.branch is None else config.branch or None
         self.transcript = Transcript(max_entries=config.max_entries)
+        self.output_below = OutputBelow()
         self.status = StatusLine(clock=config.clock)
         self.queue = QueueView()
         self.info_footer = InfoFooter(self._footer_info())
@@ -126,6 +131,13 @@ class PicodeApp(App[int]):
         self.history = HistoryPager(self.transcript, lambda: self.router, lambda: self.session)
         # Checked last to first: an approval prompt, then the completion list, then `!cmd`.
         self.interrupts.add_popup(self.shell.is_running, self.shell.stop)
+        self.search = TranscriptSearch(
+            self.transcript,
+            mount=lambda bar: self.mount(bar, before=self.queue),
+            before_unfold=self.output_below.hush,
+            give_back_focus=lambda: self.editor.focus(),
+        )
+        self.interrupts.add_popup(self.search.is_open, self.search.close)
         self.interrupts.add_popup(
             lambda: self.completion is not None and self.completion.is_open(),
             lambda: self.completion is not None and self.completion.close(),
@@ -171,6 +183,7 @@ class PicodeApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield self.transcript
+        yield self.output_below
         yield self.queue
         yield self.status
         yield EditorPlaceholder(PLACEHOLDER)  # the editor takes its place after this frame
@@ -183,6 +196,9 @@ class PicodeApp(App[int]):
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
         self._report_theme_problems()
         self._apply_keymap()
+        self.output_below.follow(self.transcript)
+        if (keys := self.keymap_applied.get("scroll_to_end")) is not None:
+            self.output_below.set_key(keys.split(",")[0])  # the row names the key to press
         self.transcript.add(self._welcome())
         for warning in self.config.warnings:
             self.report(warning, "warning")
@@ -491,9 +507,11 @@ class PicodeApp(App[int]):
         self.commands.try_run("/model")
 
     def action_toggle_thinking(self) -> None:
+        self.output_below.hush()
         self.transcript.set_thinking_collapsed(not self.transcript.thinking_collapsed)
 
     def action_expand_tools(self) -> None:
+        self.output_below.hush()
         self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
 
     def action_scroll_up(self) -> None:
@@ -501,6 +519,13 @@ class PicodeApp(App[int]):
 
     def action_scroll_down(self) -> None:
         self.transcript.scroll_pages(1)
+
+    def action_scroll_to_end(self) -> None:
+        self.transcript.scroll_end(animate=False, immediate=True)
+
+    def action_search(self) -> None:
+        self.close_completion()
+        self.search.open()
 
     def action_dequeue(self) -> None:
         if self.session is not None:

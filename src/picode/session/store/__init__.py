@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from picode.session.store.recorder import SessionRecorder
     from picode.session.store.sessions import (
         AmbiguousSessionError,
+        NewSessionFile,
         SessionNotFoundError,
         SessionStore,
     )
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "AmbiguousSessionError": "sessions",
     "FORMAT_VERSION": "format",
+    "NewSessionFile": "sessions",
     "SessionNotFoundError": "sessions",
     "SessionRecorder": "recorder",
     "SessionStore": "sessions",
@@ -33,6 +35,7 @@ _WHERE = {
 __all__ = [
     "FORMAT_VERSION",
     "AmbiguousSessionError",
+    "NewSessionFile",
     "SessionNotFoundError",
     "SessionRecorder",
     "SessionStore",

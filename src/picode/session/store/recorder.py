@@ -16,7 +16,12 @@ from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
 from picode.session.store.lock import SessionInUseError, SessionLock
-from picode.session.store.sessions import BranchMessages, SessionFile, SessionStore
+from picode.session.store.sessions import (
+    BranchMessages,
+    NewSessionFile,
+    SessionFile,
+    SessionStore,
+)
 from picode.session.usage import SessionUsage
 
 #: Load warnings listed one by one; the rest are counted.
@@ -88,16 +93,19 @@ class SessionRecorder:
         self._model: Model | None = None
         self._thinking: str | None = None
         self._lock: SessionLock | None = None
+        #: Where a new session is to be saved, when the person named the file.
+        self._new_path: Path | None = None
 
     # --- opening -------------------------------------------------------------------------
 
-    def open(self, spec: str | Path | None) -> Restored:
+    def open(self, spec: str | Path | NewSessionFile | None) -> Restored:
         self._entry_ids.clear()
         self._display = []
         self._restored = None
         self.persistent = spec is not None
         self._unlock()
         self.file = None
+        self._new_path = None
         if spec is None or spec == "new":
             return Restored()
         if spec == "continue":
@@ -105,6 +113,14 @@ class SessionRecorder:
             if self.file is None:
                 self._notice("No earlier session in this folder; starting a new one.", "info")
                 return Restored()
+        elif isinstance(spec, NewSessionFile):
+            # Created on the first write, like any new session (a file that appeared since
+            # is opened instead: the person named it, whoever wrote it first).
+            if not spec.path.exists():
+                self.store.check_new_path(spec.path)
+                self._new_path = spec.path.absolute()
+                return Restored()
+            self.file = self.store.open(spec.path, given=True)
         elif isinstance(spec, Path) or "/" in str(spec) or str(spec).endswith(".jsonl"):
             self.file = self.store.open(Path(spec), given=True)
         else:
@@ -181,7 +197,7 @@ class SessionRecorder:
         if not self.persistent:
             return None
         if self.file is None:
-            self.file = self.store.create(self.cwd)
+            self.file = self.store.create(self.cwd, path=self._new_path)
             self._lock = SessionLock.acquire(self.file.path)
             if self._model is not None:
                 self.file.append_model_change(self._model.provider, self._model.id)

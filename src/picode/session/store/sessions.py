@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from picode.session.store.branch_context import TTSR_FIRED
@@ -33,6 +34,7 @@ __all__ = [
     "AmbiguousSessionError",
     "BranchMessages",
     "Entry",
+    "NewSessionFile",
     "NotASessionError",
     "SessionContext",
     "SessionFile",
@@ -61,6 +63,16 @@ class AmbiguousSessionError(LookupError):
         self.candidates = candidates
 
 
+@dataclass(frozen=True, slots=True)
+class NewSessionFile:
+    """``--session PATH`` for a file that does not exist yet: a new session saved there."""
+
+    path: Path
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+
 class SessionStore:
     def __init__(self, sessions_dir: Path) -> None:
         self.sessions_dir = sessions_dir
@@ -68,13 +80,28 @@ class SessionStore:
     def folder_for(self, cwd: Path) -> Path:
         return self.sessions_dir / encode_cwd(_normalise(cwd))
 
-    def create(self, cwd: Path, *, parent_session: str | None = None) -> SessionFile:
-        """A new session; its file appears with the first message entry."""
+    def create(
+        self, cwd: Path, *, parent_session: str | None = None, path: Path | None = None
+    ) -> SessionFile:
+        """A new session; its file appears with the first message entry (at ``path`` when
+        the person named one, else in ``cwd``'s folder of the store)."""
         cwd = _normalise(cwd)
         session_id = new_session_id()
         timestamp = now_ms()
-        path = self.folder_for(cwd) / f"{file_timestamp(timestamp)}_{session_id}.jsonl"
+        if path is None:
+            path = self.folder_for(cwd) / f"{file_timestamp(timestamp)}_{session_id}.jsonl"
         return SessionFile.new(path, session_id, cwd, parent_session, timestamp)
+
+    @staticmethod
+    def check_new_path(path: Path) -> None:
+        """A file named for a new session must be creatable: its folder exists."""
+        folder = path.parent
+        if not folder.is_dir():
+            problem = "is not a folder" if folder.exists() else "does not exist"
+            raise SessionNotFoundError(
+                f"session file {path} does not exist, and cannot be created: its folder "
+                f"{folder} {problem}"
+            )
 
     def open(self, path: Path, *, given: bool = False) -> SessionFile:
         """``given``: the person named this file; one that is not a session is refused

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -127,4 +128,7 @@ def resume_hint(session: AgentSession) -> str | None:
     path = session.session_file_path
     if not session.persistent or path is None or not path.exists() or not session.messages:
         return None
+    if not path.is_relative_to(session.options.paths.sessions_dir):
+        # A file the person named (--session PATH): -c and -r search the store, not there.
+        return f"Resume this session with: picode --session {shlex.quote(str(path))}"
     return f"Resume this session with: picode -c  (or picode -r {session.session_id})"

@@ -9,8 +9,12 @@ streams only the latest stays, dimmed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from picode.ai.errors import without_retry_after
+from picode.ai.types import AssistantMessage, Message, TextContent, ThinkingContent, ToolCall
 from picode.session.events import RETRY_CANCELLED, AutoRetryEnd, AutoRetryStart
 from picode.tui.widgets.notice import NoticeLevel, NoticeView
 from picode.tui.widgets.status import short_error
@@ -88,8 +92,13 @@ class RetryTracker:
             return
         if self._kept_partial is not None:
             self.transcript.remove_entry(self._kept_partial)
-        failed.add_class("-superseded")
+        failed.supersede()
         self._kept_partial = failed
+        entries = self.transcript.entries
+        if self.line is not None and entries.index(self.line) < entries.index(failed):
+            # What became of the partial is said under it, not above it.
+            self.transcript.remove_entry(self.line)
+            self.line = None
 
     def _show(self, text: str, level: NoticeLevel) -> None:
         if self.line is None:
@@ -97,3 +106,59 @@ class RetryTracker:
             self.transcript.add(self.line)
         else:
             self.line.set_text(text, level)
+
+
+@dataclass(frozen=True, slots=True)
+class ResumedRetries:
+    """A run of failed attempts in a saved session, shown as the live view left it."""
+
+    end: int
+    """The index just after the run."""
+    kept: int | None
+    """The attempt whose partial reply stays, dimmed (the latest that showed anything)."""
+    line: tuple[str, NoticeLevel] | None
+    """The outcome line; None: one failure that was not retried shows as it is."""
+
+
+def resumed_retries(messages: Sequence[Message], start: int) -> ResumedRetries:
+    """The run of failed replies starting at ``start``.
+
+    The file keeps every attempt but not the retry events, so the outcome is read from what
+    follows: another reply means a retry answered; a turn that ends on several failures
+    means picode gave up. A single failure before the person's next message (not retryable,
+    or a retry cancelled at once) is left as it is."""
+    end = start
+    while end < len(messages) and _failed(messages[end]):
+        end += 1
+    last = messages[end - 1]
+    assert isinstance(last, AssistantMessage)
+    error = short_error(without_retry_after(last.error_message or ""), ERROR_LIMIT)
+    shown = [i for i in range(start, end) if _shows_anything(messages[i])]
+    kept = shown[-1] if shown else None
+    retries = end - start
+    if end < len(messages) and isinstance(messages[end], AssistantMessage):
+        return ResumedRetries(end, kept, (f"Answered after {_retries(retries)} ({error})", "info"))
+    if retries > 1:
+        return ResumedRetries(
+            end, kept, (f"Gave up after {_retries(retries - 1)}: {error}", "error")
+        )
+    return ResumedRetries(end, None, None)
+
+
+def _failed(message: Message) -> bool:
+    return isinstance(message, AssistantMessage) and message.stop_reason == "error"
+
+
+def _shows_anything(message: Message) -> bool:
+    """What ``completed_assistant_view`` draws besides the error line."""
+    if not isinstance(message, AssistantMessage):
+        return False
+    for block in message.content:
+        match block:
+            case TextContent(text=text) if text.strip():
+                return True
+            case ThinkingContent(thinking=thinking) if thinking.strip():
+                return True
+            case ToolCall():
+                return True
+    return False

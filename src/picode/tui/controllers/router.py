@@ -53,7 +53,8 @@ from picode.session.events import (
     ThinkingLevelChanged,
 )
 from picode.session.mcp import McpServerStatus
-from picode.tui.controllers.retries import RetryTracker
+from picode.tui.controllers.retries import RetryTracker, resumed_retries
+from picode.tui.controllers.shell import read_context_text, resumed_shell_view
 from picode.tui.widgets.messages import (
     AssistantMessageView,
     UserMessageView,
@@ -292,26 +293,36 @@ class EventRouter:
         self.transcript.add_all(self.build_entries(kept, start_of_kept), start_of_kept)
 
     def build_entries(self, messages: Sequence[Message], start: int) -> list[IndexedEntry]:
-        """Widgets for finished messages, each with its display index (``start`` first)."""
+        """Widgets for finished messages, each with its display index (``start`` first),
+        looking as they did live: retries as their outcome line, notices where they were."""
         entries: list[IndexedEntry] = []
         calls: dict[str, ToolCallView] = {}
+        skip_to = 0
         for offset, message in enumerate(messages):
+            if offset < skip_to:
+                continue
             match message:
+                case UserMessage() if (ran := read_context_text(message.text)) is not None:
+                    # A ``!cmd`` whose output went to the model: shown as it was run.
+                    view = resumed_shell_view(*ran, expanded=self.transcript.tools_expanded)
+                    entries.append((view, start + offset))
                 case UserMessage():
                     entries.append((UserMessageView.of(message), start + offset))
-                case AssistantMessage() if _retried(messages, offset):
-                    pass  # as live: a retried attempt's error is not repeated above the answer
+                case AssistantMessage(stop_reason="error") if (
+                    run := resumed_retries(messages, offset)
+                ).line is not None:
+                    skip_to = run.end
+                    if run.kept is not None:
+                        kept = self._finished_view(messages[run.kept], calls, superseded=True)
+                        entries.append((kept, start + run.kept))
+                    entries.append((NoticeView(*run.line), None))
                 case AssistantMessage():
-                    view = completed_assistant_view(
-                        message,
-                        thinking_collapsed=self.transcript.thinking_collapsed,
-                        tools_expanded=self.transcript.tools_expanded,
-                    )
-                    calls.update((v.call_id, v) for v in view.tool_views())
-                    entries.append((view, start + offset))
+                    entries.append((self._finished_view(message, calls), start + offset))
                     if message.stop_reason == "aborted":
                         # As it looked live: a resumed interrupted turn says so.
                         entries.append((NoticeView(INTERRUPTED_TEXT, "interrupted"), None))
+                    elif message.stop_reason == "length":
+                        entries.append((NoticeView(self._length_text(message), "warning"), None))
                 case ToolResultMessage(tool_call_id=call_id):
                     if (call_view := calls.get(call_id)) is not None:
                         call_view.set_result(
@@ -319,6 +330,19 @@ class EventRouter:
                             message.is_error,
                         )
         return entries
+
+    def _finished_view(
+        self, message: Message, calls: dict[str, ToolCallView], *, superseded: bool = False
+    ) -> AssistantMessageView:
+        assert isinstance(message, AssistantMessage)
+        view = completed_assistant_view(
+            message,
+            thinking_collapsed=self.transcript.thinking_collapsed,
+            tools_expanded=self.transcript.tools_expanded,
+            superseded=superseded,
+        )
+        calls.update((v.call_id, v) for v in view.tool_views())
+        return view
 
     def _new_assistant_view(self) -> AssistantMessageView:
         return AssistantMessageView(
@@ -332,18 +356,6 @@ class EventRouter:
             self.current = self._new_assistant_view()
             self.transcript.add(self.current)
         return self.current
-
-
-def _retried(messages: Sequence[Message], index: int) -> bool:
-    """A failed request followed by another reply: picode retried it (or compacted and
-    went on), so the file keeps it but the conversation moved past it."""
-    message = messages[index]
-    following = messages[index + 1] if index + 1 < len(messages) else None
-    return (
-        isinstance(message, AssistantMessage)
-        and message.stop_reason == "error"
-        and isinstance(following, AssistantMessage)
-    )
 
 
 def _newest_entries(messages: Sequence[Message], limit: int) -> tuple[Sequence[Message], int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
     from picode.tui.widgets.notice import NoticeLevel
     from picode.tui.widgets.status import StatusLine
+    from picode.tui.widgets.tool_call import ToolCallView
     from picode.tui.widgets.transcript import Transcript
 
 log = logging.getLogger(__name__)
@@ -41,6 +43,35 @@ def context_text(command: str, output: str) -> str:
     while fence in output:
         fence += "`"
     return f"I ran `{command}`:\n{fence}\n{output.rstrip()}\n{fence}"
+
+
+_CONTEXT_TEXT = re.compile(
+    r"I ran `(?P<command>[^\n]*?)`:\n(?P<fence>`{3,})\n(?P<output>.*)\n(?P=fence)", re.DOTALL
+)
+
+
+def read_context_text(text: str) -> tuple[str, str] | None:
+    """``context_text`` read back from a saved session: (command, output), else None."""
+    found = _CONTEXT_TEXT.fullmatch(text)
+    return (found["command"], found["output"]) if found is not None else None
+
+
+def shell_view(call_id: str, command: str, *, expanded: bool) -> ToolCallView:
+    """How a ``!cmd`` shows: a bash call of the person's, folded like the model's."""
+    from picode.tui.widgets.tool_call import ToolCallView
+
+    view = ToolCallView(call_id, "bash", {"command": command}, expanded=expanded)
+    view.add_class("-user-shell")
+    return view
+
+
+def resumed_shell_view(command: str, output: str, *, expanded: bool) -> ToolCallView:
+    """A ``!cmd`` of a resumed session, as it looked when it ran."""
+    from picode.agent.tool import ToolResult
+
+    view = shell_view(f"user-shell-{next(_ids)}", command, expanded=expanded)
+    view.set_result(ToolResult.text(output), False)
+    return view
 
 
 class ShellRunner:
@@ -74,13 +105,10 @@ class ShellRunner:
     async def run(self, command: str, add_to_context: bool) -> None:
         from picode.agent.tool import ToolResult
         from picode.ai.abort import AbortController
-        from picode.tui.widgets.tool_call import ToolCallView
 
-        call_id = f"user-shell-{next(_ids)}"
         # Folded like the model's tool output (ctrl+o expands): a long output is its tail.
-        expanded = self.transcript.tools_expanded
-        view = ToolCallView(call_id, "bash", {"command": command}, expanded=expanded)
-        view.add_class("-user-shell")
+        call_id = f"user-shell-{next(_ids)}"
+        view = shell_view(call_id, command, expanded=self.transcript.tools_expanded)
         view.set_running()
         self.transcript.add(view)
         controller = AbortController()

@@ -24,6 +24,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 DEFAULT_MAX_ROWS = 15
+#: The picker box's maximum height, in percent of the screen (as in its CSS).
+BOX_MAX_HEIGHT = 90
 CURSOR_STYLE = "$block-cursor-foreground on $block-cursor-background"
 
 
@@ -66,10 +68,16 @@ class PickList(Widget):
         self.count = 0
         self.cursor = 0
         self.top = 0
+        #: The rows the picker has room for (set once laid out; None: ``max_rows``).
+        self.fitted_rows: int | None = None
+
+    @property
+    def room(self) -> int:
+        return self.max_rows if self.fitted_rows is None else min(self.max_rows, self.fitted_rows)
 
     def reset(self, count: int, cursor: int = 0) -> None:
         """New rows (after filtering); announces the highlighted row."""
-        resized = min(count, self.max_rows) != min(self.count, self.max_rows)
+        resized = min(count, self.room) != min(self.count, self.room)
         self.count = count
         self.top = 0
         self.cursor = -1
@@ -102,7 +110,7 @@ class PickList(Widget):
             self.post_message(self.Highlighted(self, index))
 
     def _visible_rows(self) -> int:
-        return self.size.height or min(self.count, self.max_rows) or 1
+        return self.size.height or min(self.count, self.room) or 1
 
     def _scroll_to_cursor(self) -> None:
         visible = self._visible_rows()
@@ -113,7 +121,7 @@ class PickList(Widget):
         self.top = max(0, min(self.top, max(0, self.count - visible)))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return max(1, min(self.count, self.max_rows))
+        return max(1, min(self.count, self.room))
 
     def on_resize(self) -> None:
         self._scroll_to_cursor()
@@ -155,7 +163,7 @@ class PickerScreen(ModalScreen[R | None], Generic[T, R]):
         width: 90%;
         max-width: 130;
         height: auto;
-        max-height: 90%;
+        max-height: 90%;  /* BOX_MAX_HEIGHT */
         border: round $primary;
         background: $surface;
         padding: 0 1;
@@ -242,6 +250,26 @@ class PickerScreen(ModalScreen[R | None], Generic[T, R]):
         self.before_first_filter()
         self.refilter(initial=True)
         self.filter_input.focus()
+        self.call_after_refresh(self._fit_list)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_list)
+
+    def _fit_list(self) -> None:
+        """Give the list only the rows the box has left, so on a short terminal the list
+        scrolls and the title, filter and key hints stay inside the box (which Textual
+        would otherwise cut at its maximum height, hints first)."""
+        box = self.query_one("#picker")
+        most = int(self.size.height * BOX_MAX_HEIGHT / 100) - box.styles.gutter.height
+        others = sum(
+            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+            for child in box.children
+            if child is not self.pick_list and child.display
+        )
+        rows = max(1, most - others)
+        if rows != self.pick_list.fitted_rows:
+            self.pick_list.fitted_rows = rows
+            self.pick_list.refresh(layout=True)
 
     @property
     def highlighted_item(self) -> T | None:

@@ -125,7 +125,11 @@ class AssistantMessageView(KeepsDrawnLines):
         margin: 0 0 1 0;
         color: $tool-error;
     }
-    AssistantMessageView.-superseded {
+    AssistantMessageView > .incomplete {
+        margin: 0 0 1 0;
+    }
+    /* Not inherited: each block draws its own lines, so each is dimmed. */
+    AssistantMessageView.-superseded > * {
         text-opacity: 60%;
     }
     """
@@ -214,6 +218,12 @@ class AssistantMessageView(KeepsDrawnLines):
             line.remove()
         return bool(self.blocks)
 
+    def supersede(self) -> None:
+        """A failed attempt whose partial reply stays above its retry: dimmed and marked."""
+        self.add_class("-superseded")
+        if not self.query_children(".incomplete"):
+            self.mount(_incomplete_line())
+
     def tool_views(self) -> list[ToolCallView]:
         return [block for block in self.blocks.values() if isinstance(block, ToolCallView)]
 
@@ -238,9 +248,14 @@ class AssistantMessageView(KeepsDrawnLines):
 
 
 def completed_assistant_view(
-    message: AssistantMessage, *, thinking_collapsed: bool, tools_expanded: bool
+    message: AssistantMessage,
+    *,
+    thinking_collapsed: bool,
+    tools_expanded: bool,
+    superseded: bool = False,
 ) -> AssistantMessageView:
-    """A finished message from history (a resumed session): no streaming machinery."""
+    """A finished message from history (a resumed session): no streaming machinery.
+    ``superseded``: a retried attempt, whose failure its retry's line tells."""
     blocks: dict[int, Widget] = {}
     for index, block in enumerate(message.content):
         match block:
@@ -251,11 +266,15 @@ def completed_assistant_view(
             case ToolCall(id=call_id, name=name, arguments=arguments):
                 blocks[index] = ToolCallView(call_id, name, arguments, expanded=tools_expanded)
     children = list(blocks.values())
-    if message.stop_reason == "error":
+    if superseded:
+        children.append(_incomplete_line())
+    elif message.stop_reason == "error":
         children.append(_error_line(message))
     view = AssistantMessageView(
         *children, thinking_collapsed=thinking_collapsed, tools_expanded=tools_expanded
     )
+    if superseded:
+        view.add_class("-superseded")
     view.blocks = blocks
     view.finished = True
     return view
@@ -264,3 +283,7 @@ def completed_assistant_view(
 def _error_line(message: AssistantMessage) -> Static:
     text = safe(message.error_message or "The request failed.")
     return Static(Content.styled(f"Error: {text}", "$tool-error"), classes="error")
+
+
+def _incomplete_line() -> Static:
+    return Static(Content.styled("(incomplete)", "$muted italic"), classes="incomplete")

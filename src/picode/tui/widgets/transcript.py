@@ -366,6 +366,24 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         self._show_older()
         self._hold_view(first)
 
+    @property
+    def following(self) -> bool:
+        """The view follows the bottom as output arrives (the person has not scrolled up)."""
+        return self.is_anchored and not self._anchor_released
+
+    @property
+    def at_bottom(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y
+
+    def unfold_all(self) -> None:
+        """Show every folded entry (a search looks through all of them)."""
+        if not self.folded:
+            return
+        for widget in list(self.entries)[: self.folded]:
+            widget.display = True
+        self.folded = 0
+        self._show_older()
+
     def scroll_pages(self, pages: int) -> None:
         """Scroll ``pages`` pages (negative: up) at once.
 
