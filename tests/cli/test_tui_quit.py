@@ -85,8 +85,8 @@ def test_a_session_named_by_a_new_path_is_saved_there_and_the_hint_names_it(
     assert f"Resume this session with: picode --session {named}" in _after_the_app(terminal)
 
 
-def test_a_start_with_only_a_shell_command_is_a_session_to_come_back_to(
-    tui: Start, picode: PicodeEnv
+def test_a_start_with_only_a_shell_command_leaves_no_session_behind(
+    tui: Start, wire: WireServer, picode: PicodeEnv
 ) -> None:
     terminal = tui()
     terminal.type("!echo from-the-shell")
@@ -95,11 +95,18 @@ def test_a_start_with_only_a_shell_command_is_a_session_to_come_back_to(
     terminal.send(CTRL_D)
 
     assert terminal.wait_exit() == 0
-    assert HINT in _after_the_app(terminal)
-    saved = list(picode.home.rglob("sessions/**/*.jsonl"))
-    assert len(saved) == 1
-    again = tui("-c")  # the output is back, as the model will read it
-    again.wait_for_text("from-the-shell")
+    assert HINT not in _after_the_app(terminal)
+    assert list(picode.home.rglob("sessions/**/*.jsonl")) == []  # no clutter in the picker
+
+    # With a prompt after it, the command's output is saved before the prompt, as sent.
+    wire.enqueue(API.text("Seen."))
+    again = tui()
+    again.type("!echo kept-output")
+    again.wait_until(lambda screen: screen.count("kept-output") >= 2, "the output")
+    again.type("what did it print?")
+    again.wait_for_text("Seen.")
     again.send(CTRL_D)
     assert again.wait_exit() == 0
-    assert len(list(picode.home.rglob("sessions/**/*.jsonl"))) == 1
+    [saved] = list(picode.home.rglob("sessions/**/*.jsonl"))
+    text = saved.read_text(encoding="utf-8")
+    assert text.index("kept-output") < text.index("what did it print?")

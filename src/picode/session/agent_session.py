@@ -247,14 +247,15 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
     def add_note(self, text: str) -> None:
         """Add ``text`` to the context as the person's message without running the model
         (``!cmd`` output); while picode works it waits as a follow-up. Raises ``OSError``
-        when it cannot be saved (it stays in the context). Masked like a tool's result."""
+        when it cannot be saved (it stays in the context). Masked like a tool's result.
+        A session holding only such notes is not written (it would clutter the picker)."""
         text = redact_tool_result(ToolResult.text(text), shapes=self._shapes).text_content
         if self._running:
             self.follow_up(text)
             return
         message = UserMessage(text)
         self.agent.append_message(message)
-        self.recorder.record_message(message)
+        self.recorder.record_note(message)
 
     def spend(self, reply: AssistantMessage | None) -> dict[str, Any]:
         """Count a request the session made of its own (a compaction's summary) in its

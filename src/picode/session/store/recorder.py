@@ -90,6 +90,9 @@ class SessionRecorder:
         # session opens at once) followed by those recorded since.
         self._restored: BranchMessages | None = None
         self._display: list[Message] = []
+        #: ``!cmd`` notes not written yet: they go into the file with the conversation's
+        #: next message, so a start that only ran commands leaves no session behind.
+        self._held: list[Message] = []
         self._model: Model | None = None
         self._thinking: str | None = None
         self._lock: SessionLock | None = None
@@ -101,6 +104,7 @@ class SessionRecorder:
     def open(self, spec: str | Path | NewSessionFile | None) -> Restored:
         self._entry_ids.clear()
         self._display = []
+        self._held = []
         self._restored = None
         self.persistent = spec is not None
         self._unlock()
@@ -185,6 +189,7 @@ class SessionRecorder:
         self._lock = SessionLock.acquire(self.file.path)
         self._entry_ids.clear()
         self._display = []  # the new file holds the branch; what was recorded here is not on it
+        self._held = []
         return self._restore(self.file), text
 
     # --- writing -------------------------------------------------------------------------
@@ -210,9 +215,21 @@ class SessionRecorder:
         file = self.ensure_file()
         if file is None:
             return None
+        held, self._held = self._held, []
+        for note in held:
+            self._entry_ids[id(note)] = file.append_message(note)
         entry_id = file.append_message(message)
         self._entry_ids[id(message)] = entry_id
         return entry_id
+
+    def record_note(self, message: Message) -> str | None:
+        """A ``!cmd``'s output for the model: written at once into a session that has a
+        file, else held until the conversation's next message."""
+        if self.file is None and self.persistent:
+            self._display.append(message)
+            self._held.append(message)
+            return None
+        return self.record_message(message)
 
     def record_model(self, model: Model) -> None:
         self._model = model
