@@ -164,3 +164,22 @@ def test_a_search_with_no_match_says_so(tui: TuiHarness) -> None:
             assert app.search.current is None
 
     run(scenario())
+
+
+def test_ctrl_c_and_ctrl_d_in_the_search_field_edit_the_query_and_never_quit(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux(text_turn("Nothing to see.")))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_session(pilot)
+            assert app.editor.is_empty
+            press_now(app, "ctrl+f")
+            await wait_until(pilot, lambda: app.search.has_focus(), what="the search field")
+            await pilot.press(*"zeb", "home", "ctrl+d", "ctrl+d", "ctrl+c", "ctrl+c")
+            await pilot.pause(0.05)
+            assert app.is_running
+            assert app.search.bar.input.value == "b"
+
+    run(scenario())

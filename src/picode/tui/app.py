@@ -425,6 +425,9 @@ class PicodeApp(App[int]):
                 return self.session is not None
             case "copy_selection":
                 return bool(self._selected_text())
+            case "clear_or_quit" | "quit_if_empty":
+                # The search field has the keys then: ctrl+c/ctrl+d edit the query.
+                return not self.search.has_focus()
         return True
 
     def action_interrupt(self) -> None:

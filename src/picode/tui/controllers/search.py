@@ -134,6 +134,9 @@ class TranscriptSearch:
     def is_open(self) -> bool:
         return self.bar is not None and bool(self.bar.display)
 
+    def has_focus(self) -> bool:
+        return self.is_open() and self.bar is not None and self.bar.input.has_focus
+
     def open(self) -> None:
         """Show the field (again: with the last query selected, to type over or step on)."""
         if self.transcript.folded:
