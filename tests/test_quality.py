@@ -42,3 +42,13 @@ def test_the_code_points_to_the_docs_it_ships() -> None:
             if not (ROOT / "docs" / name).is_file():
                 missing.append(f"{path.relative_to(ROOT)}: docs/{name}")
     assert not missing
+
+
+def test_no_module_is_over_500_lines() -> None:
+    """Small rooms: a module that grows past this is split by what it holds."""
+    long = {
+        str(path.relative_to(ROOT)): count
+        for path in (ROOT / "src" / "picode").rglob("*.py")
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > 500
+    }
+    assert long == {}

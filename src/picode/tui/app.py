@@ -16,14 +16,17 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
-from picode.ai.thinking import runs_at
+from picode.tui.bindings import APP_BINDINGS
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
+from picode.tui.controllers.model_keys import cycle_model, cycle_thinking
 from picode.tui.controllers.quit import QuitController
 from picode.tui.controllers.search import TranscriptSearch
 from picode.tui.controllers.shell import ShellRunner
+from picode.tui.controllers.step_aside import edit_externally, suspend_if_still_empty
 from picode.tui.controllers.submit import Submitter
+from picode.tui.no_color import without_colour
 from picode.tui.themes import default_tokens, initial_theme, load_themes
 from picode.tui.widgets.editor_placeholder import EditorPlaceholder
 from picode.tui.widgets.footer import (
@@ -58,34 +61,13 @@ log = logging.getLogger(__name__)
 PLACEHOLDER = "Ask picode…  (enter to send, / commands, @ files, !cmd shell, ctrl+g editor)"
 
 
-def _binding(key: str, action: str, description: str) -> Binding:
-    return Binding(key, action, description, id=action, priority=True, show=False)
-
-
 class PicodeApp(App[int]):
     CSS_PATH = "styles/app.tcss"
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = "#editor, #editor-placeholder"
 
-    #: Each binding's id is its action's name: the id keymap.toml remaps.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        _binding("escape", "interrupt", "Close a list or prompt, else stop picode"),
-        _binding("ctrl+c", "clear_or_quit", "Copy, else clear, else interrupt; twice: quit"),
-        _binding("ctrl+d", "quit_if_empty", "Quit (editor empty)"),
-        _binding("shift+tab", "cycle_thinking", "Next thinking level"),
-        _binding("ctrl+p", "cycle_model", "Next model with an API key"),
-        _binding("ctrl+l", "model_picker", "Choose the model"),
-        _binding("ctrl+t", "toggle_thinking", "Fold / unfold thinking blocks"),
-        _binding("ctrl+o", "expand_tools", "Expand / fold tool output"),
-        _binding("alt+up", "dequeue", "Edit queued messages"),
-        _binding("pageup", "scroll_up", "Scroll the conversation up (loads earlier messages)"),
-        _binding("pagedown", "scroll_down", "Scroll the conversation down"),
-        _binding("ctrl+end", "scroll_to_end", "Jump to the end of the conversation"),
-        _binding("ctrl+f", "search", "Search the conversation"),
-        _binding("ctrl+g", "external_editor", "Edit the message in $VISUAL / $EDITOR"),
-        _binding("ctrl+z", "suspend", "Suspend picode (editor empty)"),
-        _binding("ctrl+shift+c", "copy_selection", "Copy the selection"),
-    ]
+    #: Each binding's id is its action's name: the id keymap.toml remaps (tui/bindings.py).
+    BINDINGS: ClassVar[list[BindingType]] = list(APP_BINDINGS)
     #: Actions of the bindings above: switched off while a picker or approval is shown.
     OWN_ACTIONS: ClassVar[frozenset[str]] = frozenset(
         b.action for b in BINDINGS if isinstance(b, Binding)
@@ -94,7 +76,7 @@ class PicodeApp(App[int]):
     def __init__(self, config: TuiConfig) -> None:
         super().__init__()
         if self.no_color:
-            _without_colour(self)
+            without_colour(self)
         self.config = config
         self.session: AgentSession | None = None
         self._cwd_label = config.cwd_label or display_path(config.cwd)
@@ -159,7 +141,7 @@ class PicodeApp(App[int]):
             copy_selection=self.action_copy_selection,
             quit_soon=lambda: self.run_worker(self.shutdown(), exit_on_error=False),
         )
-        self._unsubscribe: list[Callable[[], None]] = []
+        self.unsubscribers: list[Callable[[], None]] = []
         found = load_themes(config.config_dir)
         for loaded in found.themes.values():
             self.register_theme(loaded)
@@ -265,52 +247,15 @@ class PicodeApp(App[int]):
 
     async def _open_session(self, spec: str | None = None, pick: bool | None = None) -> None:
         """Open the session (``spec``: "new" or an id/path; ``pick``: the picker first)."""
-        from picode.tui.controllers.router import EventRouter
-        from picode.tui.controllers.warmup import freeze_long_lived_objects
+        from picode.tui.session_opener import open_session
 
-        config = self.config
-        self.submitter.start_failed = False
-        try:
-            if config.assess_trust is not None and config.trust is None:
-                config.trust = await self.trust_controller.settle()
-            if config.pick_session if pick is None else pick:
-                session = await self.commands.sessions.open_picked(
-                    config.open_session, config.sessions_dir
-                )
-            elif spec is not None:
-                session = await config.open_session(spec)
-            else:
-                session = await config.open_session()
-        except Exception as exc:
-            log.debug("session failed to open", exc_info=True)
-            self.submitter.session_failed(exc)
-            return
-        self.router = router = EventRouter(
-            transcript=self.transcript,
-            status=self.status,
-            queue=self.queue,
-            host=self,
-            on_switched=self._session_switched,
-            display_count=lambda: session.display_count,
-            model_max_tokens=lambda: session.model.max_tokens,
-        )
-        self.session = session
-        self._unsubscribe.append(session.subscribe(router.handle))
-        if config.warm_provider:
-            self.warmup.prepare(session)
-            self._unsubscribe.append(self.warmup.follow(session))
-        self.commands.sync_extensions(session)
-        self.approvals.attach(session)
-        self.history.show_tail()
-        self.refresh_footer()
-        self.call_after_refresh(freeze_long_lived_objects)
-        self.submitter.session_opened()
+        await open_session(self, spec, pick)
 
     def start_session(self, spec: str | None, pick: bool) -> None:
         """After a failed start: open a new session (``/new``) or pick one (``/resume``)."""
         self.run_worker(self._open_session(spec, pick), name="open-session", exit_on_error=False)
 
-    def _session_switched(self, reason: str) -> None:
+    def session_switched(self, reason: str) -> None:
         if reason == "new":
             self.transcript.add(self._welcome())
         self.history.show_tail()
@@ -480,30 +425,11 @@ class PicodeApp(App[int]):
 
     def action_cycle_thinking(self) -> None:
         if self.session is not None:
-            _, note = runs_at(self.session.model, "high")
-            self.session.cycle_thinking_level()
-            label = self.session.thinking_label
-            self._say_thinking(f"Thinking: {label} — {note}" if note else f"Thinking: {label}")
-
-    def _say_thinking(self, text: str) -> None:
-        """One line for a run of shift+tab presses: the last one says where it ended."""
-        entries = self.transcript.entries
-        last = entries[-1] if entries else None
-        if isinstance(last, NoticeView) and last.text.startswith("Thinking: "):
-            last.set_text(text, "info")
-        else:
-            self.report(text)
+            cycle_thinking(self.session, self.transcript, self.report)
 
     def action_cycle_model(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        before = session.model.ref
-        model = session.cycle_model(1)
-        if model.ref == before:
-            self.notify("No other model has an API key configured.", timeout=4)
-        else:
-            self.report(f"Model: {model.ref}")
+        if self.session is not None:
+            cycle_model(self.session, self.report, lambda text: self.notify(text, timeout=4))
 
     def action_model_picker(self) -> None:
         self.close_completion()
@@ -540,19 +466,13 @@ class PicodeApp(App[int]):
         self.editor.call_later(self._edit_externally)
 
     def _edit_externally(self) -> None:
-        from picode.tui.controllers.external_editor import edit_message
-
-        self.close_completion()
-        edit_message(self.editor, None if self.is_headless else self.suspend, self.report)
+        suspend = None if self.is_headless else self.suspend
+        edit_externally(self.editor, suspend, self.close_completion, self.report)
 
     def action_suspend(self) -> None:
-        self._after_typed_keys(self._suspend_if_still_empty)
-
-    def _suspend_if_still_empty(self) -> None:
-        if self.editor.is_empty:
-            self.action_suspend_process()
-        else:
-            self.editor.action_undo()  # what ctrl+z does to typed text
+        self._after_typed_keys(
+            lambda: suspend_if_still_empty(self.editor, self.action_suspend_process)
+        )
 
     def _repaint_after_resume(self, _app: object) -> None:
         # The shell drew over the screen while picode was stopped: draw all of it again.
@@ -565,16 +485,6 @@ class PicodeApp(App[int]):
         self.approvals.close()
         self.shell.stop()
         self.resume_hint = await self.quitter.close_session(self.session)
-        for unsubscribe in self._unsubscribe:
+        for unsubscribe in self.unsubscribers:
             unsubscribe()
         self.exit(0)
-
-
-def _without_colour(app: App[int]) -> None:
-    """NO_COLOR (no-color.org) asks for no colour at all, but Textual turns it into greys
-    and grey backgrounds (its Monochrome filter): strip the colours instead, keeping bold,
-    underline and reverse, so the cursor and selections still show."""
-    from textual.filter import Monochrome, NoColor
-
-    app._filters = [f for f in app._filters if not isinstance(f, Monochrome)]
-    app._filters.append(NoColor())
