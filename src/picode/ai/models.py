@@ -75,6 +75,12 @@ class ProviderInfo:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(slots=True, frozen=True)
+class _Spec:
+    spec: dict[str, Any]
+    info: ProviderInfo
+
+
 class UnknownModelError(LookupError):
     """A model reference that names no known provider; the message lists close matches."""
 
@@ -91,7 +97,9 @@ class ModelRegistry:
 
     def __init__(self) -> None:
         self.providers: dict[str, ProviderInfo] = {}
-        self._models: dict[str, dict[str, Model]] = {}
+        #: Per provider, in order: a Model, or the packaged spec it is built from on first
+        #: use (most of the list is never looked at in a session, and start-up is short).
+        self._models: dict[str, dict[str, Model | _Spec]] = {}
         #: Short names that follow the newest model of a family: ``opus`` -> provider/id.
         self.aliases: dict[str, str] = {}
 
@@ -102,13 +110,27 @@ class ModelRegistry:
     def add_model(self, model: Model) -> None:
         self._models.setdefault(model.provider, {})[model.id] = model
 
+    def add_spec(self, spec: dict[str, Any], info: ProviderInfo) -> None:
+        """A packaged model, built when first asked for."""
+        self._models.setdefault(info.name, {})[str(spec["id"])] = _Spec(spec, info)
+
     def models(self, provider: str | None = None) -> list[Model]:
-        if provider is not None:
-            return list(self._models.get(provider, {}).values())
-        return [m for models in self._models.values() for m in models.values()]
+        names = [provider] if provider is not None else list(self._models)
+        return [
+            self._built(name, model_id) for name in names for model_id in self._models.get(name, {})
+        ]
 
     def get(self, provider: str, model_id: str) -> Model | None:
-        return self._models.get(provider, {}).get(model_id)
+        if model_id not in self._models.get(provider, {}):
+            return None
+        return self._built(provider, model_id)
+
+    def _built(self, provider: str, model_id: str) -> Model:
+        models = self._models[provider]
+        entry = models[model_id]
+        if isinstance(entry, _Spec):
+            entry = models[model_id] = model_from_spec(entry.spec, entry.info)
+        return entry
 
     def resolve(self, ref: str) -> ResolvedModel:
         """``provider/id[:thinking]`` or a bare id that exactly one provider knows."""
@@ -235,7 +257,7 @@ def builtin_registry() -> ModelRegistry:
     for spec in data["models"]:
         info = registry.providers.get(spec["provider"])
         if info is not None:  # tests/ai/test_registry_file.py holds the two files together
-            registry.add_model(model_from_spec(spec, info))
+            registry.add_spec(spec, info)
     return registry
 
 

@@ -10,16 +10,15 @@ a model that always thinks becomes "low (the lowest this model allows)".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 if TYPE_CHECKING:
     from picode.ai.models import Model, ThinkingLevel
 
-ThinkingKind = Literal["adaptive", "budget", "effort", "level"]
+ThinkingKind: TypeAlias = Literal["adaptive", "budget", "effort", "level"]
 #: True: off is the request without a thinking setting; "disable": off must be said
 #: (the model thinks by default); False: the model cannot stop thinking.
-OffRule = bool | Literal["disable"]
+OffRule: TypeAlias = bool | Literal["disable"]
 
 # One scale for picode's levels and every API's values, to find the nearest one.
 _SCALE = {"none": 0, "off": 0, "minimal": 1, "low": 2, "medium": 3, "high": 4, "xhigh": 5, "max": 6}
@@ -36,17 +35,41 @@ HIGHEST = "the highest this model allows"
 NEAREST = "the nearest this model allows"
 
 
-@dataclass(slots=True, frozen=True)
 class ThinkingControl:
-    """One model's way of taking a thinking setting (models.json ``thinking``)."""
+    """One model's way of taking a thinking setting (models.json ``thinking``).
 
-    kind: ThinkingKind
-    levels: tuple[str, ...] = ()
-    off: OffRule = True
-    #: Adaptive thinking: how the thinking text comes back ("summarized" streams it).
-    display: str | None = None
-    #: Budget thinking: the smallest budget, when the model cannot turn thinking off.
-    min_budget: int | None = None
+    Plain classes, not dataclasses or NamedTuples, here: this module is on the way to the
+    first frame (the footer says the level), and both of those compile code to define."""
+
+    __slots__ = ("display", "kind", "levels", "min_budget", "off")
+
+    def __init__(
+        self,
+        kind: ThinkingKind,
+        levels: tuple[str, ...] = (),
+        off: OffRule = True,
+        display: str | None = None,
+        min_budget: int | None = None,
+    ) -> None:
+        self.kind = kind
+        self.levels = levels
+        self.off = off
+        #: Adaptive thinking: how the thinking text comes back ("summarized" streams it).
+        self.display = display
+        #: Budget thinking: the smallest budget, when the model cannot turn thinking off.
+        self.min_budget = min_budget
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.kind, self.levels, self.off, self.display, self.min_budget)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ThinkingControl) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return "ThinkingControl({})".format(", ".join(map(repr, self._key())))
 
     @classmethod
     def from_spec(cls, spec: dict[str, Any]) -> ThinkingControl:
@@ -67,21 +90,33 @@ def default_control(api: str) -> ThinkingControl:
     return ThinkingControl("budget")
 
 
-@dataclass(slots=True, frozen=True)
 class ThinkingRequest:
     """A level as one model's API takes it."""
 
-    asked: str
-    #: Nothing about thinking goes into the request (the API's own default applies).
-    omitted: bool = False
-    #: Thinking is switched off explicitly.
-    disabled: bool = False
-    #: The effort or thinking level sent (adaptive, effort and level kinds).
-    value: str | None = None
-    budget: int | None = None
-    display: str | None = None
-    #: Why what is sent differs from what was asked.
-    note: str | None = None
+    __slots__ = ("asked", "budget", "disabled", "display", "note", "omitted", "value")
+
+    def __init__(
+        self,
+        asked: str,
+        *,
+        omitted: bool = False,
+        disabled: bool = False,
+        value: str | None = None,
+        budget: int | None = None,
+        display: str | None = None,
+        note: str | None = None,
+    ) -> None:
+        self.asked = asked
+        #: Nothing about thinking goes into the request (the API's own default applies).
+        self.omitted = omitted
+        #: Thinking is switched off explicitly.
+        self.disabled = disabled
+        #: The effort or thinking level sent (adaptive, effort and level kinds).
+        self.value = value
+        self.budget = budget
+        self.display = display
+        #: Why what is sent differs from what was asked.
+        self.note = note
 
     @property
     def thinks(self) -> bool:

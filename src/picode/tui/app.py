@@ -20,13 +20,9 @@ from picode.tui.bindings import APP_BINDINGS
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
-from picode.tui.controllers.model_keys import cycle_model, cycle_thinking
 from picode.tui.controllers.quit import QuitController
-from picode.tui.controllers.search import TranscriptSearch
 from picode.tui.controllers.shell import ShellRunner
-from picode.tui.controllers.step_aside import edit_externally, suspend_if_still_empty
 from picode.tui.controllers.submit import Submitter
-from picode.tui.no_color import without_colour
 from picode.tui.themes import default_tokens, initial_theme, load_themes
 from picode.tui.widgets.editor_placeholder import EditorPlaceholder
 from picode.tui.widgets.footer import (
@@ -52,6 +48,7 @@ if TYPE_CHECKING:
     from picode.tui.controllers.commands import CommandController
     from picode.tui.controllers.completion import CompletionController
     from picode.tui.controllers.router import EventRouter
+    from picode.tui.controllers.search import TranscriptSearch
     from picode.tui.controllers.trust import TrustController
     from picode.tui.controllers.warmup import ProviderWarmup
     from picode.tui.widgets.editor import PromptEditor
@@ -76,6 +73,8 @@ class PicodeApp(App[int]):
     def __init__(self, config: TuiConfig) -> None:
         super().__init__()
         if self.no_color:
+            from picode.tui.no_color import without_colour
+
             without_colour(self)
         self.config = config
         self.session: AgentSession | None = None
@@ -113,13 +112,10 @@ class PicodeApp(App[int]):
         self.history = HistoryPager(self.transcript, lambda: self.router, lambda: self.session)
         # Checked last to first: an approval prompt, then the completion list, then `!cmd`.
         self.interrupts.add_popup(self.shell.is_running, self.shell.stop)
-        self.search = TranscriptSearch(
-            self.transcript,
-            mount=lambda bar: self.mount(bar, before=self.queue),
-            before_unfold=self.output_below.hush,
-            give_back_focus=lambda: self.editor.focus(),
+        self.interrupts.add_popup(
+            lambda: self._search_built and self.search.is_open(),
+            lambda: self._search_built and self.search.close(),
         )
-        self.interrupts.add_popup(self.search.is_open, self.search.close)
         self.interrupts.add_popup(
             lambda: self.completion is not None and self.completion.is_open(),
             lambda: self.completion is not None and self.completion.close(),
@@ -200,7 +196,22 @@ class PicodeApp(App[int]):
         self._start_completion()
         if self.config.warm_provider:
             self.warmup.start(self.config.model.api)
-        self.run_worker(self._open_session(), name="open-session", exit_on_error=False)
+        self.start_session()
+
+    @cached_property
+    def search(self) -> TranscriptSearch:
+        from picode.tui.controllers.search import TranscriptSearch
+
+        return TranscriptSearch(
+            self.transcript,
+            mount=lambda bar: self.mount(bar, before=self.queue),
+            before_unfold=self.output_below.hush,
+            give_back_focus=lambda: self.editor.focus(),
+        )
+
+    @property
+    def _search_built(self) -> bool:  # built on the first ctrl+f
+        return "search" in self.__dict__
 
     @cached_property
     def warmup(self) -> ProviderWarmup:
@@ -245,15 +256,13 @@ class PicodeApp(App[int]):
         self.completion = CompletionController.start(self, self.editor, self.config.cwd)
         self.completion_popup = self.completion.popup
 
-    async def _open_session(self, spec: str | None = None, pick: bool | None = None) -> None:
-        """Open the session (``spec``: "new" or an id/path; ``pick``: the picker first)."""
+    def start_session(self, spec: str | None = None, pick: bool | None = None) -> None:
+        """Open the session (tui/session_opener.py): at start, then after a failed start a
+        new one (``/new``, ``spec`` "new") or a picked one (``/resume``)."""
         from picode.tui.session_opener import open_session
 
-        await open_session(self, spec, pick)
-
-    def start_session(self, spec: str | None, pick: bool) -> None:
-        """After a failed start: open a new session (``/new``) or pick one (``/resume``)."""
-        self.run_worker(self._open_session(spec, pick), name="open-session", exit_on_error=False)
+        opening = open_session(self, spec, pick)
+        self.run_worker(opening, name="open-session", exit_on_error=False)
 
     def session_switched(self, reason: str) -> None:
         if reason == "new":
@@ -299,15 +308,13 @@ class PicodeApp(App[int]):
             self.notify(self._theme_fallback, severity="warning", timeout=10)
 
     def _apply_keymap(self) -> None:
-        path = self.config.keymap_file
-        if path is None or not path.exists():
-            return
-        from picode.tui.keymap import apply_keymap  # only when there is a file to read
+        if (path := self.config.keymap_file) is not None and path.exists():
+            from picode.tui.keymap import apply_keymap  # only when there is a file to read
 
-        result = apply_keymap(self, path, self.BINDINGS)
-        self.keymap_applied.update(result.keymap)
-        for problem in result.problems:
-            self.notify(problem, title="Keymap", severity="warning", timeout=10)
+            result = apply_keymap(self, path, self.BINDINGS)
+            self.keymap_applied.update(result.keymap)
+            for problem in result.problems:
+                self.notify(problem, title="Keymap", severity="warning", timeout=10)
 
     def hotkey_lines(self) -> list[str]:
         from picode.tui.keymap import hotkey_lines
@@ -372,7 +379,7 @@ class PicodeApp(App[int]):
                 return bool(self._selected_text())
             case "clear_or_quit" | "quit_if_empty":
                 # The search field has the keys then: ctrl+c/ctrl+d edit the query.
-                return not self.search.has_focus()
+                return not (self._search_built and self.search.has_focus())
         return True
 
     def action_interrupt(self) -> None:
@@ -400,16 +407,11 @@ class PicodeApp(App[int]):
         return self.screen.get_selected_text() or ""
 
     def action_copy_selection(self) -> None:
-        text = self._selected_text()
-        if text:
-            self.run_worker(self._copy_selection(text), exit_on_error=False)
+        from picode.tui.clipboard import copy_selection
 
-    async def _copy_selection(self, text: str) -> None:
-        from picode.tui.clipboard import copy_text
-
-        notice = await copy_text(self, text, env=self.clipboard_env)
-        self.screen.clear_selection()
-        self.notify(notice, severity="warning" if notice.startswith("Could") else "information")
+        if text := self._selected_text():
+            copying = copy_selection(self, text, self.screen.clear_selection, self.clipboard_env)
+            self.run_worker(copying, exit_on_error=False)
 
     def action_quit_if_empty(self) -> None:
         self._after_typed_keys(self._quit_if_still_empty)
@@ -424,10 +426,14 @@ class PicodeApp(App[int]):
         await self.shutdown()
 
     def action_cycle_thinking(self) -> None:
+        from picode.tui.controllers.model_keys import cycle_thinking
+
         if self.session is not None:
             cycle_thinking(self.session, self.transcript, self.report)
 
     def action_cycle_model(self) -> None:
+        from picode.tui.controllers.model_keys import cycle_model
+
         if self.session is not None:
             cycle_model(self.session, self.report, lambda text: self.notify(text, timeout=4))
 
@@ -466,10 +472,14 @@ class PicodeApp(App[int]):
         self.editor.call_later(self._edit_externally)
 
     def _edit_externally(self) -> None:
+        from picode.tui.controllers.step_aside import edit_externally
+
         suspend = None if self.is_headless else self.suspend
         edit_externally(self.editor, suspend, self.close_completion, self.report)
 
     def action_suspend(self) -> None:
+        from picode.tui.controllers.step_aside import suspend_if_still_empty
+
         self._after_typed_keys(
             lambda: suspend_if_still_empty(self.editor, self.action_suspend_process)
         )

@@ -12,9 +12,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 TOOL_TIMEOUT_S = 3.0
 
@@ -160,3 +160,18 @@ def describe(outcome: ToolOutcome, *, osc52: bool, platform: str = sys.platform)
             f"clipboard access in the terminal); {tools_note}."
         )
     return f"Could not copy: the terminal could not be reached and {tools_note}."
+
+
+class SelectionHost(ClipboardHost, Protocol):
+    """What copying a selection needs from the app beyond OSC 52."""
+
+    def notify(self, message: str, *, severity: Any = ...) -> None: ...
+
+
+async def copy_selection(
+    app: SelectionHost, text: str, clear: Callable[[], None], env: Mapping[str, str] | None
+) -> None:
+    """Copy ``text`` (the selection), clear the selection and say how it went."""
+    notice = await copy_text(app, text, env=env)
+    clear()
+    app.notify(notice, severity="warning" if notice.startswith("Could") else "information")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -130,5 +129,7 @@ def resume_hint(session: AgentSession) -> str | None:
         return None
     if not path.is_relative_to(session.options.paths.sessions_dir):
         # A file the person named (--session PATH): -c and -r search the store, not there.
+        import shlex  # only for a session saved outside the sessions folder
+
         return f"Resume this session with: picode --session {shlex.quote(str(path))}"
     return f"Resume this session with: picode -c  (or picode -r {session.session_id})"
