@@ -66,6 +66,23 @@ class ProviderInfo:
     base_url_env: str | None = None
     default_model: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    #: The key variables are one way in of several (Vertex: else Google's default login).
+    key_optional: bool = False
+    #: A server on this machine (Ollama, LM Studio, ...): no key, found by probing its port.
+    local: bool = False
+    #: ``OLLAMA_HOST``-style variable: ``host[:port]`` of the server, ``/v1`` appended.
+    host_env: str | None = None
+    #: The server's ``/v1/models`` gives limits for ids picode's model list lacks.
+    lists_models: bool = False
+    #: Azure-style: the base URL is this variable's endpoint plus ``endpoint_path``.
+    endpoint_env: str | None = None
+    endpoint_path: str = ""
+    #: The SDK client other than the API's default one: ``bedrock`` or ``vertex``.
+    client: str | None = None
+
+    @property
+    def needs_key(self) -> bool:
+        return bool(self.api_key_env) and not self.key_optional and not self.local
 
 
 class UnknownModelError(LookupError):
@@ -140,10 +157,7 @@ class ModelRegistry:
 
         near = difflib.get_close_matches(model_id, [m.id for m in self.models(provider_name)], 3)
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        warning = (
-            f"Model '{model_id}' is not in picode's list for {provider_name}; using default "
-            f"limits ({DEFAULT_CONTEXT_WINDOW:,} context, {DEFAULT_MAX_TOKENS:,} output){hint}."
-        )
+        warning = unknown_model_warning(fallback, "default", hint)
         return ResolvedModel(fallback, thinking, warning)
 
     def _unknown_message(self, text: str, provider: str | None = None) -> str:
@@ -153,11 +167,13 @@ class ModelRegistry:
         near = difflib.get_close_matches(text, refs, 3, 0.4)
         if provider is not None:
             model_id = text.split("/", 1)[1] if "/" in text else ""
-            for name in difflib.get_close_matches(provider, list(self.providers), 2, 0.5):
-                # The same id under the provider meant, when that provider has it.
+            close = difflib.get_close_matches(provider, list(self.providers), 2, 0.5)
+            for position, name in enumerate(close):
+                # The same id under the provider meant, when that provider has it; the
+                # closest provider first.
                 ref = f"{name}/{model_id}"
                 if ref not in near:
-                    near.insert(0, ref if ref in refs else f"the provider {name}")
+                    near.insert(position, ref if ref in refs else f"the provider {name}")
             lead = f"Unknown provider '{provider}'"
         else:
             lead = f"Unknown model '{text}'"
@@ -172,6 +188,17 @@ class ModelRegistry:
             models = self.models(name) or self.models()
             return models[0]
         return self.resolve(f"{name}/{info.default_model}").model
+
+
+def unknown_model_warning(model: Model, source: str, hint: str = "") -> str:
+    """One line: the limits used for an id picode's model list lacks, and how to set them.
+    ``source`` says where the limits came from ("default", "the server's")."""
+    return (
+        f"'{model.id}' is not in picode's model list for {model.provider} (refreshed by "
+        f".ci/refresh-models); using {source} limits ({model.context_window:,} context, "
+        f"{model.max_tokens:,} output){hint}. To set them, add it to [providers."
+        f"{model.provider}] models in config.toml."
+    )
 
 
 @cache
@@ -192,6 +219,12 @@ def builtin_key_variables(provider: str) -> tuple[str, ...]:
     return tuple(spec.get("api_key_env", ())) if isinstance(spec, dict) else ()
 
 
+def builtin_provider_spec(provider: str) -> dict[str, Any]:
+    """A packaged provider's entry in providers.json (empty for a provider from config)."""
+    spec = _builtin_data()["providers"].get(provider)
+    return spec if isinstance(spec, dict) else {}
+
+
 def builtin_registry() -> ModelRegistry:
     """A fresh registry holding the packaged providers and models."""
     data = _builtin_data()
@@ -205,6 +238,13 @@ def builtin_registry() -> ModelRegistry:
                 api_key_env=tuple(spec.get("api_key_env", ())),
                 base_url_env=spec.get("base_url_env"),
                 default_model=spec.get("default_model"),
+                key_optional=bool(spec.get("key_optional", False)),
+                local=bool(spec.get("local", False)),
+                host_env=spec.get("host_env"),
+                lists_models=bool(spec.get("lists_models", False)),
+                endpoint_env=spec.get("endpoint_env"),
+                endpoint_path=spec.get("endpoint_path", ""),
+                client=spec.get("client"),
             )
         )
     for spec in data["models"]:

@@ -86,7 +86,8 @@ def api_key_for(
 def base_url_for(
     registry: ModelRegistry, provider: str, env: Mapping[str, str] | None = None
 ) -> str | None:
-    """The SDK's base-URL variable (e.g. ``ANTHROPIC_BASE_URL``) wins over the configured URL."""
+    """The SDK's base-URL variable (e.g. ``ANTHROPIC_BASE_URL``) wins over the configured URL;
+    then a host variable (``OLLAMA_HOST``) or an endpoint variable (``AZURE_OPENAI_ENDPOINT``)."""
     environ = os.environ if env is None else env
     info = registry.providers.get(provider)
     if info is None:
@@ -95,4 +96,49 @@ def base_url_for(
         value = environ.get(info.base_url_env, "").strip()
         if value:
             return value
+    if info.host_env:
+        host = environ.get(info.host_env, "").strip()
+        if host:
+            return host_base_url(host, info.base_url)
+    if info.endpoint_env:
+        endpoint = environ.get(info.endpoint_env, "").strip()
+        if endpoint:
+            return endpoint.rstrip("/") + info.endpoint_path
     return info.base_url
+
+
+def host_base_url(host: str, default: str | None) -> str:
+    """``OLLAMA_HOST`` as Ollama reads it: ``host``, ``host:port`` or a URL; a missing port or
+    scheme comes from the default URL, and ``0.0.0.0`` (listen on all) is dialled locally."""
+    from urllib.parse import urlsplit
+
+    fallback = urlsplit(default or "http://127.0.0.1")
+    parts = urlsplit(host if "://" in host else f"{fallback.scheme}://{host}")
+    hostname = parts.hostname or "127.0.0.1"
+    if hostname in ("0.0.0.0", "::"):
+        hostname = "127.0.0.1"
+    if ":" in hostname:
+        hostname = f"[{hostname}]"
+    try:
+        port = parts.port or fallback.port
+    except ValueError:  # a port that is no number: left for the request to report
+        port = fallback.port
+    netloc = f"{hostname}:{port}" if port else hostname
+    path = parts.path.rstrip("/") or fallback.path
+    return f"{parts.scheme}://{netloc}{path}"
+
+
+def missing_endpoint(
+    registry: ModelRegistry, provider: str, env: Mapping[str, str] | None = None
+) -> str | None:
+    """What to set when a provider has no URL of its own and none is configured (Azure)."""
+    info = registry.providers.get(provider)
+    if info is None or info.base_url or not info.endpoint_env:
+        return None
+    if base_url_for(registry, provider, env):
+        return None
+    names = " or ".join(n for n in (info.endpoint_env, info.base_url_env) if n)
+    return (
+        f"No endpoint for {provider}: set {names} "
+        "(e.g. export AZURE_OPENAI_ENDPOINT=https://<resource>.openai.azure.com)"
+    )

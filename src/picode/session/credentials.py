@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from picode.ai.errors import MissingApiKeyError
 from picode.ai.models import Model, ModelRegistry
 from picode.session.auth import AuthStore
-from picode.session.config_providers import api_key_for, base_url_for
+from picode.session.config_providers import api_key_for, base_url_for, missing_endpoint
 from picode.session.paths import Paths
 from picode.session.secrets import remember_secret
 
@@ -25,7 +25,7 @@ class Credentials:
 
     def _needs_key(self, model: Model) -> bool:
         info = self.registry.providers.get(model.provider)
-        return info is not None and bool(info.api_key_env)
+        return info is not None and info.needs_key
 
     def api_key(self, model: Model) -> str | None:
         """The configured key, or None: a provider without a declared key variable then
@@ -45,6 +45,9 @@ class Credentials:
         return not self._needs_key(model) or bool(self.api_key(model))
 
     def require(self, model: Model) -> None:
+        missing = missing_endpoint(self.registry, model.provider, self.env)
+        if missing:
+            raise MissingApiKeyError(missing)
         if self.has_key(model):
             return
         info = self.registry.providers[model.provider]
