@@ -21,6 +21,7 @@ examples:
   git diff | picode -p "review this"     piped stdin is added to the prompt
   picode -p "summarise @README.md"       @file attaches a file as text
   picode --model openai/gpt-5:high       provider/id[:thinking]
+  picode --list-models qwen              models, key state, local servers found
   picode --mode rpc                      JSON commands on stdin, events on stdout
   picode mcp list                        MCP servers from config.toml (docs/mcp.md)
   picode mcp add NAME -- CMD ARGS...     add a stdio MCP server to your config.toml
@@ -59,6 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", metavar="PROVIDER/ID[:THINKING]", help="model to use")
     parser.add_argument("--thinking", choices=THINKING_CHOICES, help="thinking level")
+    parser.add_argument(
+        "--list-models",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="FILTER",
+        help="list the models and providers picode can use, with key state, and exit",
+    )
     parser.add_argument(
         "-c",
         "--continue",
@@ -117,6 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("-c/--continue cannot be combined with --resume or --session")
     if args.no_session and (args.continue_session or args.resume is not None or args.session):
         parser.error("--no-session cannot be combined with -c, -r or --session")
+    if args.list_models is not None:
+        from picode.list_models import run_list_models
+
+        return run_list_models(args)
     from picode.launch import launch
 
     # A real command line (no argv given) may end the process without the interpreter's

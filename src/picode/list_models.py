@@ -1,0 +1,191 @@
+"""``picode --list-models [filter]``: every model picode can use, with each provider's key
+state and the local servers that answer. Plain text, no SDK imported; local servers are
+probed at once, each with a short timeout. Ids from servers are untrusted text."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from picode.ai.models import Model, ModelRegistry, ProviderInfo
+from picode.ai.server_models import LOCAL_TIMEOUT_S, ServerModel, ServerModelsError
+from picode.ai.untrusted import one_line
+
+#: Long ids (OpenRouter's, Bedrock's) are cut here; the rest of the row stays aligned.
+ID_WIDTH = 56
+
+
+@dataclass(slots=True)
+class Row:
+    ref: str
+    context: int | None
+    output: int | None
+    prices: str
+    thinking: str
+
+
+def run_list_models(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Print the list; always exit 0 (what is missing is said in the list itself)."""
+    from picode.launch import assess_trust
+    from picode.session.auth import AuthStore
+    from picode.session.config import load_config
+    from picode.session.config_providers import apply_providers
+    from picode.session.paths import resolve_paths
+
+    stream = out or sys.stdout
+    paths = resolve_paths()
+    trusted = assess_trust(args).trusted
+    loaded = load_config(paths, Path.cwd(), project_trusted=trusted)
+    for problem in loaded.problems:
+        print(f"picode: config {problem.severity}: {problem}", file=sys.stderr)
+    from picode.ai.models import builtin_registry
+
+    registry = builtin_registry()
+    apply_providers(registry, loaded.settings)
+    text = render(registry, args.list_models or "", os.environ, AuthStore(paths.auth_file))
+    stream.write(text)
+    return 0
+
+
+def render(
+    registry: ModelRegistry, needle: str, env: Mapping[str, str], auth: object = None
+) -> str:
+    """The whole listing; ``needle`` is a case-insensitive substring of provider/id."""
+    from picode.session.config_providers import base_url_for
+
+    wanted = needle.strip().lower()
+    servers = _probe_local(registry, env)
+    lines: list[str] = []
+    for name in sorted(registry.providers, key=_provider_order(registry)):
+        info = registry.providers[name]
+        rows = [_row(model) for model in registry.models(name)]
+        listed = servers.get(name)
+        if isinstance(listed, list):
+            known = {model.id for model in registry.models(name)}
+            rows += [_server_row(name, m) for m in listed if m.id not in known]
+        matching = [row for row in rows if wanted in row.ref.lower()]
+        if wanted and not matching and wanted not in name.lower():
+            continue
+        base_url = base_url_for(registry, name, env)
+        lines.append(f"{name}  [{info.api}]  {_state(info, env, auth, base_url, listed)}")
+        for row in matching:
+            lines.append(_format_row(row))
+        if not matching:
+            lines.append(f"  (no models listed; any id works: --model {name}/<id>)")
+        lines.append("")
+    if not lines:
+        return f"No provider or model matches '{one_line(needle, 80)}'.\n"
+    header = (
+        f"  {'MODEL':<{ID_WIDTH}} {'CONTEXT':>9} {'OUTPUT':>9}  "
+        f"{'USD/M: IN OUT CACHE R/W':<24} THINKING"
+    )
+    return "\n".join([header, "", *lines]).rstrip("\n") + "\n"
+
+
+def _provider_order(registry: ModelRegistry) -> Callable[[str], tuple[int, int]]:
+    names = list(registry.providers)
+
+    def key(name: str) -> tuple[int, int]:
+        # Packaged order (the big three first, local servers last) is kept.
+        return (1 if registry.providers[name].local else 0, names.index(name))
+
+    return key
+
+
+def _probe_local(
+    registry: ModelRegistry, env: Mapping[str, str]
+) -> dict[str, list[ServerModel] | ServerModelsError]:
+    from picode.ai.server_models import probe_servers
+    from picode.session.config_providers import api_key_for, base_url_for
+
+    targets: dict[str, tuple[str, str | None, float]] = {}
+    for name, info in registry.providers.items():
+        base_url = base_url_for(registry, name, env)
+        if info.local and base_url:
+            targets[name] = (base_url, api_key_for(registry, name, env), LOCAL_TIMEOUT_S)
+    return probe_servers(targets)
+
+
+def _state(
+    info: ProviderInfo,
+    env: Mapping[str, str],
+    auth: object,
+    base_url: str | None,
+    listed: list[ServerModel] | ServerModelsError | None,
+) -> str:
+    if info.local:
+        if isinstance(listed, list):
+            count = f"{len(listed)} model" + ("" if len(listed) == 1 else "s")
+            return f"key: not needed; server found at {one_line(base_url or '')} ({count})"
+        reason = f" ({listed})" if listed is not None else ""
+        return f"key: not needed; server not found{reason}"
+    parts = [_key_state(info, env, auth)]
+    if info.endpoint_env and not base_url:
+        names = " or ".join(n for n in (info.endpoint_env, info.base_url_env) if n)
+        parts.append(f"endpoint: missing, set {names}")
+    return "; ".join(parts)
+
+
+def _key_state(info: ProviderInfo, env: Mapping[str, str], auth: object) -> str:
+    for variable in info.api_key_env:
+        if env.get(variable, "").strip():
+            return f"key: set from {variable}"
+    if info.api_key:
+        return "key: set in config.toml"
+    get = getattr(auth, "get", None)
+    if get is not None and get(info.name):
+        return "key: set in auth.json"
+    if not info.api_key_env:
+        return "key: not needed"
+    names = " or ".join(info.api_key_env)
+    if info.client == "bedrock":
+        return f"key: {names} not set (AWS credentials through boto3 instead)"
+    if info.client == "vertex":
+        return f"key: {names} not set (Google's default login instead)"
+    return f"key: missing, set {names}"
+
+
+def _row(model: Model) -> Row:
+    cost = model.cost
+    if any((cost.input, cost.output, cost.cache_read, cost.cache_write)):
+        prices = (
+            f"{_price(cost.input)} {_price(cost.output)} "
+            f"{_price(cost.cache_read)}/{_price(cost.cache_write)}"
+        )
+    else:
+        prices = "-"
+    return Row(model.ref, model.context_window, model.max_tokens, prices, _yes(model.reasoning))
+
+
+def _server_row(provider: str, model: ServerModel) -> Row:
+    prices = dict(model.prices)
+    shown = (
+        f"{_price(prices.get('input', 0))} {_price(prices.get('output', 0))} -" if prices else "-"
+    )
+    # A server's list does not say whether a model thinks.
+    return Row(f"{provider}/{model.id}", model.context_window, model.max_tokens, shown, "?")
+
+
+def _price(value: float) -> str:
+    return f"{value:.2f}" if value < 100 else f"{value:.0f}"
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _count(value: int | None) -> str:
+    return f"{value:,}" if value else "-"
+
+
+def _format_row(row: Row) -> str:
+    ref = one_line(row.ref, ID_WIDTH)
+    return (
+        f"  {ref:<{ID_WIDTH}} {_count(row.context):>9} {_count(row.output):>9}  "
+        f"{row.prices:<24} {row.thinking}"
+    ).rstrip()
