@@ -7,7 +7,9 @@ import json
 
 from tests.cli.harness import PicodeEnv, Result
 from tests.providers.test_server_models import closed_port
+from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.chat_protocol import ChatStream
+from tests.wire.responses_protocol import ResponsesStream, usage
 from tests.wire.server import WireServer, json_response
 
 HEAVY = ("anthropic", "openai", "google.genai", "textual")
@@ -154,3 +156,39 @@ def test_azure_without_an_endpoint_fails_before_any_request(picode: PicodeEnv) -
 
     assert result.returncode == 1
     assert "No endpoint for azure-openai: set AZURE_OPENAI_ENDPOINT" in result.stderr
+
+
+def test_azure_openai_by_its_endpoint_and_key(wire: WireServer, picode: PicodeEnv) -> None:
+    reply = ResponsesStream().created().message(["Hi from Azure."]).completed(usage(10, 3))
+    wire.enqueue(reply.response())
+    env = {"AZURE_OPENAI_ENDPOINT": wire.url + "/", "AZURE_OPENAI_API_KEY": "az-test-key"}
+
+    result = picode.run("-p", "hello", "--model", "azure-openai/my-gpt5-deployment", env=env)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Hi from Azure.\n"
+    request = wire.requests[0]
+    assert request.path == "/openai/v1/responses"
+    assert request.headers["authorization"] == "Bearer az-test-key"
+    assert json.loads(request.body)["model"] == "my-gpt5-deployment"
+
+
+def test_vertex_by_its_access_token_variable(wire: WireServer, picode: PicodeEnv) -> None:
+    wire.enqueue(AnthropicStream().text("Hi from Vertex.").stop().response())
+    env = {
+        "ANTHROPIC_VERTEX_ACCESS_TOKEN": "ya29.test-token",
+        "ANTHROPIC_VERTEX_BASE_URL": wire.url + "/v1",
+        "ANTHROPIC_VERTEX_PROJECT_ID": "proj",
+        "CLOUD_ML_REGION": "europe-west1",
+    }
+
+    result = picode.run("-p", "hello", "--model", "vertex/claude-sonnet-4-5@20250929", env=env)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Hi from Vertex.\n"
+    request = wire.requests[0]
+    assert request.path == (
+        "/v1/projects/proj/locations/europe-west1/publishers/anthropic/models/"
+        "claude-sonnet-4-5@20250929:streamRawPredict"
+    )
+    assert request.headers["authorization"] == "Bearer ya29.test-token"
