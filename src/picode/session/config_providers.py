@@ -44,6 +44,9 @@ def _amend_builtin(registry: ModelRegistry, info: ProviderInfo, custom: CustomPr
         info.api = custom.api
     if custom.base_url:
         info.base_url = custom.base_url
+        # A URL written in the config is meant over OLLAMA_HOST (which a server-side setup
+        # may set to 0.0.0.0) and AZURE_OPENAI_ENDPOINT; <NAME>_BASE_URL still wins.
+        info.host_env = info.endpoint_env = None
     if custom.api_key_env and custom.api_key_env not in info.api_key_env:
         info.api_key_env = (custom.api_key_env, *info.api_key_env)
     if custom.api_key:
@@ -108,24 +111,25 @@ def base_url_for(
 
 
 def host_base_url(host: str, default: str | None) -> str:
-    """``OLLAMA_HOST`` as Ollama reads it: ``host``, ``host:port`` or a URL; a missing port or
-    scheme comes from the default URL, and ``0.0.0.0`` (listen on all) is dialled locally."""
+    """``OLLAMA_HOST`` as Ollama reads it: ``host``, ``host:port`` or a URL (whose port
+    defaults to its scheme's); ``0.0.0.0`` (listen on all) is dialled locally. The default
+    URL's path (``/v1``) goes after any path given."""
     from urllib.parse import urlsplit
 
     fallback = urlsplit(default or "http://127.0.0.1")
-    parts = urlsplit(host if "://" in host else f"{fallback.scheme}://{host}")
+    has_scheme = "://" in host
+    parts = urlsplit(host if has_scheme else f"{fallback.scheme}://{host}")
     hostname = parts.hostname or "127.0.0.1"
     if hostname in ("0.0.0.0", "::"):
         hostname = "127.0.0.1"
     if ":" in hostname:
         hostname = f"[{hostname}]"
     try:
-        port = parts.port or fallback.port
+        port = parts.port or (None if has_scheme else fallback.port)
     except ValueError:  # a port that is no number: left for the request to report
         port = fallback.port
     netloc = f"{hostname}:{port}" if port else hostname
-    path = parts.path.rstrip("/") or fallback.path
-    return f"{parts.scheme}://{netloc}{path}"
+    return f"{parts.scheme}://{netloc}{parts.path.rstrip('/')}{fallback.path}"
 
 
 def missing_endpoint(
