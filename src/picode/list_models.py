@@ -60,7 +60,7 @@ def render(
 
     wanted = needle.strip().lower()
     servers = _probe_local(registry, env)
-    lines: list[str] = []
+    sections: list[tuple[str, list[Row], str]] = []
     for name in sorted(registry.providers, key=_provider_order(registry)):
         info = registry.providers[name]
         rows = [_row(model) for model in registry.models(name)]
@@ -72,19 +72,21 @@ def render(
         if wanted and not matching and wanted not in name.lower():
             continue
         base_url = base_url_for(registry, name, env)
-        lines.append(f"{name}  [{info.api}]  {_state(info, env, auth, base_url, listed)}")
-        for row in matching:
-            lines.append(_format_row(row))
-        if not matching:
-            lines.append(f"  (no models listed; any id works: --model {name}/<id>)")
-        lines.append("")
-    if not lines:
+        state = _state(info, env, auth, base_url, listed)
+        sections.append((f"{name}  [{info.api}]  {state}", matching, name))
+    if not sections:
         return f"No provider or model matches '{one_line(needle, 80)}'.\n"
-    header = (
-        f"  {'MODEL':<{ID_WIDTH}} {'CONTEXT':>9} {'OUTPUT':>9}  "
-        f"{'USD/M: IN OUT CACHE R/W':<24} THINKING"
-    )
-    return "\n".join([header, "", *lines]).rstrip("\n") + "\n"
+    # As wide as the longest id shown, so a short list fits a narrow terminal.
+    refs = [one_line(row.ref, ID_WIDTH) for _, rows, _ in sections for row in rows]
+    width = max([len("MODEL"), *map(len, refs)])
+    header = f"  {'MODEL':<{width}} {'CONTEXT':>9} {'OUTPUT':>9}  {'USD/M: IN OUT CACHE R/W':<24}"
+    lines = [header + " THINKING"]
+    for title, rows, name in sections:
+        lines += ["", title]
+        lines += [_format_row(row, width) for row in rows]
+        if not rows:
+            lines.append(f"  (no models listed; any id works: --model {name}/<id>)")
+    return "\n".join(lines) + "\n"
 
 
 def _provider_order(registry: ModelRegistry) -> Callable[[str], tuple[int, int]]:
@@ -183,9 +185,10 @@ def _count(value: int | None) -> str:
     return f"{value:,}" if value else "-"
 
 
-def _format_row(row: Row) -> str:
+def _format_row(row: Row, width: int) -> str:
     ref = one_line(row.ref, ID_WIDTH)
-    return (
-        f"  {ref:<{ID_WIDTH}} {_count(row.context):>9} {_count(row.output):>9}  "
-        f"{row.prices:<24} {row.thinking}"
-    ).rstrip()
+    if row.ref == "MODEL":
+        context, output = "CONTEXT", "OUTPUT"
+    else:
+        context, output = _count(row.context), _count(row.output)
+    return (f"  {ref:<{width}} {context:>9} {output:>9}  {row.prices:<24} {row.thinking}").rstrip()
