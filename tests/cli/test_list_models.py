@@ -192,3 +192,11 @@ def test_vertex_by_its_access_token_variable(wire: WireServer, picode: PicodeEnv
         "claude-sonnet-4-5@20250929:streamRawPredict"
     )
     assert request.headers["authorization"] == "Bearer ya29.test-token"
+
+
+def test_without_any_key_the_error_points_at_list_models(picode: PicodeEnv) -> None:
+    result = picode.run("-p", "hello")
+
+    assert result.returncode == 1
+    assert "No API key found" in result.stderr
+    assert "picode --list-models lists them" in result.stderr
