@@ -1,5 +1,6 @@
-"""``picode --list-models [filter]`` and a preset provider run by its key variable alone,
-through the real executable against the wire server."""
+"""``picode --list-models [filter]`` and the preset providers run by their variables alone
+(an OpenAI-compatible one, a local server's limits, Azure, Vertex), through the real
+executable against the wire server."""
 
 from __future__ import annotations
 
@@ -200,3 +201,30 @@ def test_without_any_key_the_error_points_at_list_models(picode: PicodeEnv) -> N
     assert result.returncode == 1
     assert "No API key found" in result.stderr
     assert "picode --list-models lists them" in result.stderr
+
+
+def test_a_local_servers_stated_context_is_used_for_an_unknown_id(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    wire.enqueue(
+        json_response(200, {"data": [{"id": "Qwen/Qwen3-8B", "max_model_len": 40960}]}),
+    )
+    env = {**local_servers(), "VLLM_BASE_URL": wire.url + "/v1"}
+
+    result = picode.run(
+        "--mode",
+        "rpc",
+        "--model",
+        "vllm/Qwen/Qwen3-8B",
+        env=env,
+        stdin=json.dumps({"type": "get_state", "id": "s"}) + "\n",
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert [r.path for r in wire.requests] == ["/v1/models"]
+    assert "authorization" not in wire.requests[0].headers  # a local server needs no key
+    state = next(line for line in result.json_lines() if line.get("id") == "s")["data"]
+    assert state["model"]["context_window"] == 40960
+    assert state["context_window"] == 40960
+    warning = next(line for line in result.stderr.splitlines() if "model list" in line)
+    assert "using the server's limits (40,960 context" in warning
