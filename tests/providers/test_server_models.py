@@ -118,22 +118,23 @@ def test_a_silent_server_times_out_quickly(wire: WireServer) -> None:
 
 
 def test_servers_are_probed_at_once(wire: WireServer) -> None:
-    # Two silent servers and one closed port: the whole probe takes one timeout, not three.
-    other = WireServer().start()
+    # Three silent servers and a closed port: the probe takes one timeout (0.6 s), where
+    # one after the other would take three (1.8 s).
+    others = [WireServer().start(), WireServer().start()]
     try:
-        wire.enqueue(WireResponse(200, [Stall()], content_type="application/json"))
-        other.enqueue(WireResponse(200, [Stall()], content_type="application/json"))
+        for server in (wire, *others):
+            server.enqueue(WireResponse(200, [Stall()], content_type="application/json"))
+        targets = {
+            name: (server.url + "/v1", None, 0.6)
+            for name, server in zip("abc", (wire, *others), strict=True)
+        }
+        targets["d"] = (f"http://127.0.0.1:{closed_port()}/v1", None, 0.6)
         started = time.monotonic()
-        results = probe_servers(
-            {
-                "a": (wire.url + "/v1", None, 0.5),
-                "b": (other.url + "/v1", None, 0.5),
-                "c": (f"http://127.0.0.1:{closed_port()}/v1", None, 0.5),
-            }
-        )
+        results = probe_servers(targets)
         elapsed = time.monotonic() - started
     finally:
-        other.stop()
+        for server in others:
+            server.stop()
     assert all(isinstance(result, ServerModelsError) for result in results.values())
-    assert list(results) == ["a", "b", "c"]
-    assert elapsed < 1.4
+    assert list(results) == ["a", "b", "c", "d"]
+    assert elapsed < 1.5
