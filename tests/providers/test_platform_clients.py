@@ -91,6 +91,51 @@ def test_vertex_token_without_a_project_says_what_to_set(
     assert wire.requests == []
 
 
+class FakeCredentials:
+    """What google.auth.default returns, already holding a fresh token."""
+
+    token = "adc-token"
+    expired = False
+
+
+def test_vertex_without_a_token_uses_googles_default_login(
+    wire: WireServer, platform_env: pytest.MonkeyPatch
+) -> None:
+    import google.auth
+
+    platform_env.setenv("CLOUD_ML_REGION", "global")
+    platform_env.setattr(google.auth, "default", lambda scopes: (FakeCredentials(), "adc-proj"))
+    wire.enqueue(AnthropicStream(model=VERTEX_ID).text("Hi.").stop().response())
+
+    outcome = stream_once(platform_model("vertex", VERTEX_ID, wire), api_key=None)
+
+    assert outcome.message.text == "Hi.", outcome.message.error_message
+    request = wire.requests[0]
+    assert request.path.startswith("/projects/adc-proj/locations/global/")
+    assert request.headers["authorization"] == "Bearer adc-token"
+
+
+def test_vertex_without_a_token_or_a_login_says_both_ways_in(
+    wire: WireServer, platform_env: pytest.MonkeyPatch
+) -> None:
+    import google.auth
+    from google.auth.exceptions import DefaultCredentialsError
+
+    def no_login(scopes: list[str]) -> tuple[object, str]:
+        raise DefaultCredentialsError("Your default credentials were not found.")
+
+    platform_env.setenv("CLOUD_ML_REGION", "global")
+    platform_env.setenv("ANTHROPIC_VERTEX_PROJECT_ID", "proj")
+    platform_env.setattr(google.auth, "default", no_login)
+
+    outcome = stream_once(platform_model("vertex", VERTEX_ID, wire), api_key=None)
+
+    text = outcome.message.error_message or ""
+    assert "set ANTHROPIC_VERTEX_ACCESS_TOKEN" in text
+    assert "gcloud auth application-default login" in text
+    assert wire.requests == []
+
+
 # --- Bedrock ---------------------------------------------------------------------------
 
 

@@ -21,6 +21,7 @@ from picode.ai.errors import ProviderSetupError
 from picode.ai.providers._client import ClientSettings
 
 BEDROCK_EXTRA = "pip install 'picode[bedrock]'"
+CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 
 
 def make_client(
@@ -94,17 +95,33 @@ def _vertex(settings: ClientSettings, environ: Mapping[str, str], common: dict[s
         )
     project = _first(environ, "ANTHROPIC_VERTEX_PROJECT_ID", "GOOGLE_CLOUD_PROJECT")
     kwargs: dict[str, Any] = {"region": region, **common}
-    if project is not None:
-        kwargs["project_id"] = project
     if settings.api_key:
-        if project is None:
-            raise ProviderSetupError(
-                "vertex needs a project with an access token: set ANTHROPIC_VERTEX_PROJECT_ID"
-            )
         kwargs["access_token"] = settings.api_key
-    elif module_missing("google.auth"):
+    else:
+        kwargs["credentials"], project = _google_login(project)
+    if project is None:
+        raise ProviderSetupError("vertex needs a project: set ANTHROPIC_VERTEX_PROJECT_ID")
+    kwargs["project_id"] = project
+    return AsyncAnthropicVertex(**kwargs)
+
+
+def _google_login(project: str | None) -> tuple[Any, str | None]:
+    """Google's application default credentials, looked up now (this runs in a worker
+    thread) so that a machine without them hears what to do before any request."""
+    if module_missing("google.auth"):
         raise ProviderSetupError(
             "vertex has no access token (ANTHROPIC_VERTEX_ACCESS_TOKEN) and Google's login "
             "needs google-auth: pip install 'picode[vertex]'"
         )
-    return AsyncAnthropicVertex(**kwargs)
+    import google.auth
+    from google.auth.exceptions import DefaultCredentialsError
+
+    try:
+        credentials, found = google.auth.default(scopes=[CLOUD_PLATFORM_SCOPE])
+    except DefaultCredentialsError:
+        raise ProviderSetupError(
+            "vertex has no access token and Google's default login found no credentials: "
+            "set ANTHROPIC_VERTEX_ACCESS_TOKEN (e.g. from gcloud auth print-access-token) or "
+            "run gcloud auth application-default login"
+        ) from None
+    return credentials, project or found
