@@ -18,6 +18,7 @@ from tests.wire.server import WireServer
 BEDROCK_ID = "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
 VERTEX_ID = "claude-sonnet-4-5@20250929"
 HAS_BOTOCORE = importlib.util.find_spec("botocore") is not None
+HAS_BOTO3 = importlib.util.find_spec("boto3") is not None
 
 
 def platform_model(provider: str, model_id: str, wire: WireServer) -> Model:
@@ -171,6 +172,23 @@ def test_bedrock_streams_a_reply_in_aws_event_stream_framing(
 
     assert outcome.shape == ["start", *TEXT, "done"], outcome.message.error_message
     assert outcome.message.text == "Hi from AWS."
+
+
+@pytest.mark.skipif(not HAS_BOTO3, reason="signing with AWS credentials needs boto3")
+def test_bedrock_without_a_key_signs_with_aws_credentials(
+    wire: WireServer, platform_env: pytest.MonkeyPatch
+) -> None:
+    platform_env.setenv("AWS_REGION", "eu-west-1")
+    platform_env.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    platform_env.setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+    wire.enqueue(bedrock_stream(AnthropicStream(model=BEDROCK_ID).text("Signed.").stop()))
+
+    outcome = stream_once(platform_model("bedrock", BEDROCK_ID, wire), api_key=None)
+
+    assert outcome.message.text == "Signed.", outcome.message.error_message
+    authorization = wire.requests[0].headers["authorization"]
+    assert authorization.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
+    assert "/eu-west-1/bedrock/aws4_request" in authorization
 
 
 def test_bedrock_without_botocore_names_the_extra_and_sends_nothing(
