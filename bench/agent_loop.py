@@ -33,8 +33,9 @@ from picode.agent.agent import Agent
 from picode.ai.builder import MessageBuilder
 from picode.ai.event_stream import AssistantMessageEventStream
 from picode.ai.models import Model, builtin_registry
+from picode.ai.options import StreamOptions
 from picode.ai.providers.faux import FauxProvider, FauxText, FauxTurn
-from picode.ai.stream import StreamOptions, stream_simple
+from picode.ai.stream import stream_simple
 from picode.ai.types import Context, UserMessage
 from picode.session.agent_session import AgentSession
 from picode.session.config import Settings

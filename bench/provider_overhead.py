@@ -43,8 +43,9 @@ from tests.wire.server import Chunk, WireResponse, WireServer
 
 from _stats import Summary, machine
 from picode.ai.models import Model
+from picode.ai.options import StreamOptions
 from picode.ai.providers._client_cache import close_clients
-from picode.ai.stream import StreamOptions, stream_simple
+from picode.ai.stream import stream_simple
 from picode.ai.types import Context, UserMessage
 
 DELTA = "abc "

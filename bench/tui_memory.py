@@ -119,7 +119,8 @@ async def _session_only(home: Path, cwd: Path, session: Path) -> dict[str, Any]:
     options = bench_options(home, cwd, session)
     started = time.perf_counter()
     opened = await AgentSession.open(options)
-    tail = opened.display_tail(150)  # what the TUI asks for
+    count = opened.display_count  # what the TUI asks for: the newest 150
+    tail = opened.display_range(max(0, count - 150), count)
     elapsed = time.perf_counter() - started
     result = {"seconds": elapsed, "tail": len(tail), **_memory()}
     await opened.close()

@@ -50,7 +50,8 @@ async def _session_only(home: Path, cwd: Path, session: Path) -> dict[str, Any]:
     options = bench_options(home, cwd, session)
     started = time.perf_counter()
     opened = await AgentSession.open(options)
-    opened.display_tail(TAIL_SIZE)
+    count = opened.display_count  # what the TUI asks for
+    opened.display_range(max(0, count - TAIL_SIZE), count)
     elapsed = time.perf_counter() - started
     await opened.close()
     return {"seconds": elapsed}

@@ -97,7 +97,7 @@ def test_the_reach_in_check_itself(tmp_path: Path) -> None:
         ("agent", "def f():\n    import picode.session.config\n", True),
         ("tools", "from picode.session.paths import Paths\n", True),
         ("session", "from picode.tui.app import PicodeApp\n", True),
-        ("tui", "from picode.modes.rpc import run_rpc\n", True),
+        ("tui", "from picode.modes.rpc.server import run_rpc\n", True),
         ("tui", "from picode.launch import quick_view\n", True),
         ("tui", "from picode.session.trust import ProjectTrust\n", False),
         ("tools", "from picode.agent.tool import BaseTool\n", False),

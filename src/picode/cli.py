@@ -20,7 +20,7 @@ examples:
   picode -p "explain src/app.py"         print mode: answer once and exit
   git diff | picode -p "review this"     piped stdin is added to the prompt
   picode -p "summarise @README.md"       @file attaches a file as text
-  picode --model openai/gpt-5:high       provider/id[:thinking]
+  picode --model openai/gpt-5.4:high     provider/id[:thinking]
   picode --list-models qwen              models, key state, local servers found
   picode --mode rpc                      JSON commands on stdin, events on stdout
   picode mcp list                        MCP servers from config.toml (docs/mcp.md)

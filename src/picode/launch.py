@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from picode.ai.models import THINKING_LEVELS, ModelRegistry, ThinkingLevel, UnknownModelError
+from picode.ai.thinking import runs_at
 from picode.session.startup import Prepared, QuickView
 
 EXIT_OK = 0
@@ -105,7 +106,7 @@ def _launch(args: argparse.Namespace) -> int:
 
             return run_acp(prepared.options)
         if mode == "rpc":
-            from picode.modes.rpc import run_rpc
+            from picode.modes.rpc.server import run_rpc
 
             return run_rpc(prepared.options)
         prompt, attachments = build_prompt(args.prompt, read_stdin=not _stdin_is_terminal())
@@ -184,10 +185,9 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         model = pick_default_model(registry, credentials)
     if thinking is None:
         thinking = settings.thinking if settings.thinking in THINKING_LEVELS else "off"
-    if not model.reasoning and thinking != "off":
-        if args.thinking:
-            warnings.append(f"{model.ref} does not think; thinking level set to off")
-        thinking = "off"
+    thinking, note = runs_at(model, thinking)
+    if note and args.thinking:
+        warnings.append(note)
     sandbox = sandbox_config(settings, paths)
     warnings.extend(sandbox_warnings(sandbox))
     options = SessionOptions(

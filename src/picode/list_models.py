@@ -145,10 +145,11 @@ def _key_state(info: ProviderInfo, env: Mapping[str, str], auth: object) -> str:
     if not info.api_key_env:
         return "key: not needed"
     names = " or ".join(info.api_key_env)
-    if info.client == "bedrock":
-        return f"key: {names} not set (AWS credentials through boto3 instead)"
-    if info.client == "vertex":
-        return f"key: {names} not set (Google's default login instead)"
+    if info.key_optional:
+        for variable in info.login_env:
+            if env.get(variable, "").strip():
+                return f"key: not set, login from {variable}"
+        return f"key: missing, set {names} (or log in: {', '.join(info.login_env)})"
     return f"key: missing, set {names}"
 
 

@@ -6,7 +6,7 @@ import logging
 import anyio
 import pytest
 
-from picode.ai.abort import AbortController, AbortError, AbortSignal
+from picode.ai.abort import AbortController, AbortSignal
 from tests.agent.fakes import WAIT, run
 
 
@@ -19,14 +19,6 @@ def test_abort_sets_aborted_and_keeps_the_first_reason() -> None:
     assert controller.aborted
     assert controller.signal.aborted
     assert controller.signal.reason == "user pressed Esc"
-
-
-def test_raise_if_aborted() -> None:
-    controller = AbortController()
-    controller.signal.raise_if_aborted()
-    controller.abort("stop now")
-    with pytest.raises(AbortError, match="stop now"):
-        controller.signal.raise_if_aborted()
 
 
 def test_wait_returns_the_reason_once_aborted() -> None:

@@ -18,9 +18,9 @@ from picode.agent.events import (
 )
 from picode.ai.events import ErrorEvent
 from picode.ai.models import Model
+from picode.ai.options import StreamOptions
 from picode.ai.providers.faux import FauxText, FauxToolCall, FauxTurn, text_turn, tool_turn
-from picode.ai.stream import StreamOptions
-from picode.ai.types import AssistantMessage, Context, Message, UserMessage
+from picode.ai.types import AssistantMessage, Context, UserMessage
 from tests.agent.fakes import FakeEchoTool, Recorder, faux, make_agent, run
 
 TEXT_TURN_EVENTS = [
@@ -269,24 +269,6 @@ def test_state_tracks_the_streaming_message_before_listeners_run() -> None:
     assert all(streaming for kind, streaming, _ in observed if kind == "message_update")
     assert ("message_end", False, 2) in observed
     assert observed[-1] == ("agent_end", False, 2)
-
-
-def test_transform_context_shapes_the_request_but_not_the_state() -> None:
-    provider = faux(text_turn("a"))
-    seen: list[int] = []
-
-    async def keep_last(messages: list[Message]) -> list[Message]:
-        seen.append(len(messages))
-        return messages[-1:]
-
-    history: list[Message] = [UserMessage("old 1"), UserMessage("old 2")]
-    agent = Agent(model=provider.model, messages=history, transform_context=keep_last)
-
-    run(lambda: agent.prompt("new"))
-
-    assert seen == [3]
-    assert [m.text for m in provider.requests[0].messages] == ["new"]
-    assert [m.text for m in agent.state.messages] == ["old 1", "old 2", "new", "a"]
 
 
 def test_stream_options_are_used_and_the_loop_sets_signal_and_thinking() -> None:

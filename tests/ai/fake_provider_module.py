@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model
-from picode.ai.stream import StreamOptions
+from picode.ai.options import StreamOptions
 from picode.ai.types import Context
 
 

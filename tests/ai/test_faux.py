@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from picode.ai.models import ModelCost
+from picode.ai.options import StreamOptions
 from picode.ai.providers.faux import (
     FauxProvider,
     FauxText,
@@ -13,7 +14,7 @@ from picode.ai.providers.faux import (
     text_turn,
     tool_turn,
 )
-from picode.ai.stream import StreamOptions, stream_simple
+from picode.ai.stream import stream_simple
 from picode.ai.types import AssistantMessage, Context, Tool, ToolCall, UserMessage
 from tests.ai.stream_helpers import collapsed, collect, run
 

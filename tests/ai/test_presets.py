@@ -10,7 +10,14 @@ import jsonschema
 import pytest
 
 import picode.ai.models as models_module
-from picode.ai.models import APIS, ModelRegistry, builtin_registry
+from picode.ai.models import (
+    APIS,
+    Model,
+    ModelRegistry,
+    ProviderInfo,
+    UnknownModelError,
+    builtin_registry,
+)
 
 PROVIDERS_JSON = Path(models_module.__file__).with_name("providers.json")
 
@@ -25,7 +32,7 @@ SCHEMA: dict[str, Any] = {
             "propertyNames": {"pattern": "^[a-z][a-z0-9-]*$"},
             "additionalProperties": {
                 "type": "object",
-                "required": ["api", "base_url", "api_key_env", "default_model"],
+                "required": ["api", "base_url", "api_key_env"],
                 "additionalProperties": False,
                 "properties": {
                     "api": {"enum": list(APIS)},
@@ -37,6 +44,10 @@ SCHEMA: dict[str, Any] = {
                     "base_url_env": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*_BASE_URL$"},
                     "default_model": {"type": ["string", "null"], "minLength": 1},
                     "key_optional": {"type": "boolean"},
+                    "login_env": {
+                        "type": "array",
+                        "items": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
+                    },
                     "local": {"type": "boolean"},
                     "host_env": {"type": "string", "pattern": "^[A-Z][A-Z0-9_]*$"},
                     "lists_models": {"type": "boolean"},
@@ -77,7 +88,7 @@ def test_providers_json_matches_its_schema() -> None:
     [
         {"api": "openai-chat", "base_url": None, "api_key_env": [], "default_model": None},
         {"api": "openai-completions", "base_url": "x", "api_key_env": [], "default_model": None},
-        {"api": "openai-completions", "base_url": None, "api_key_env": [], "default_mdl": None},
+        {"api": "openai-completions", "base_url": None, "api_key_env": [], "default_mdl": "x"},
     ],
     ids=["unknown api", "url without scheme", "misspelt key"],
 )
@@ -94,7 +105,6 @@ def test_every_preset_is_packaged(registry: ModelRegistry) -> None:
         assert info.api_key_env == (name.upper() + "_API_KEY",), name
         assert info.base_url_env == name.upper() + "_BASE_URL", name
         assert info.needs_key and not info.local, name
-        assert info.default_model, name
     for name, port in LOCAL_SERVERS.items():
         info = registry.providers[name]
         assert info.local and info.lists_models and not info.needs_key, name
@@ -109,6 +119,14 @@ def test_every_preset_is_packaged(registry: ModelRegistry) -> None:
         info = registry.providers[name]
         assert info.api == "anthropic-messages" and info.client == client
         assert info.key_optional and not info.needs_key  # other logins exist
+
+
+def test_a_presets_default_is_one_of_its_models(registry: ModelRegistry) -> None:
+    for name, info in registry.providers.items():
+        if info.default_model is not None and name not in ("anthropic", "openai", "google"):
+            assert registry.get(name, info.default_model) is not None, name
+        if registry.models(name):
+            assert info.default_model is not None, name
 
 
 def test_the_big_three_do_not_list_server_models(registry: ModelRegistry) -> None:
@@ -134,3 +152,25 @@ def test_bedrock_ids_keep_their_version_suffix(registry: ModelRegistry) -> None:
     assert registry.resolve(ref).model.id == "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
     resolved = registry.resolve(ref + ":low")
     assert resolved.model.id.endswith("-v1:0") and resolved.thinking == "low"
+
+
+def test_a_bare_id_a_platform_re_hosts_means_the_makers(registry: ModelRegistry) -> None:
+    shared = [
+        m
+        for m in registry.models()
+        if m.provider in ("vertex", "azure-openai")
+        and registry.get("anthropic" if m.provider == "vertex" else "openai", m.id) is not None
+    ]
+    assert shared, "the packaged list has models both a maker and a platform serve"
+    for model in shared:
+        assert registry.resolve(model.id).model.provider in ("anthropic", "openai")
+        assert registry.resolve(model.ref).model.provider == model.provider
+
+
+def test_a_bare_id_two_hosts_serve_is_still_ambiguous() -> None:
+    registry = ModelRegistry()
+    for name in ("groq", "together"):
+        registry.add_provider(ProviderInfo(name, "openai-completions"))
+        registry.add_model(Model("gpt-oss", "gpt-oss", "openai-completions", name))
+    with pytest.raises(UnknownModelError, match="ambiguous"):
+        registry.resolve("gpt-oss")

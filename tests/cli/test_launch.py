@@ -29,8 +29,8 @@ def test_no_key_at_all_lists_every_variable(picode: PicodeEnv) -> None:
 @pytest.mark.parametrize(
     ("model", "suggestion"),
     [
-        ("claude-sonet-4-5", "anthropic/claude-sonnet-4-5"),
-        ("antropic/claude-sonnet-4-5", "anthropic/"),
+        ("claude-sonet-4-6", "anthropic/claude-sonnet-4-6"),
+        ("antropic/claude-sonnet-4-6", "anthropic/"),
     ],
 )
 def test_unknown_model_lists_close_matches(picode: PicodeEnv, model: str, suggestion: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from picode.ai.models import builtin_registry
 from tests.cli.harness import PicodeEnv, Result
 from tests.providers.test_server_models import closed_port
 from tests.wire.anthropic_protocol import AnthropicStream
@@ -69,21 +70,23 @@ def test_list_models_shows_a_local_servers_models_and_every_key_state(
     assert "key: set from ANTHROPIC_API_KEY" in section(result, "anthropic")[0]
     azure = section(result, "azure-openai")[0]
     assert "endpoint: missing, set AZURE_OPENAI_ENDPOINT" in azure
-    sonnet = next(row for row in section(result, "anthropic") if "claude-sonnet-4-5" in row)
-    assert sonnet.split()[1:3] == ["200,000", "64,000"]
-    assert sonnet.split()[-1] == "yes"
+    default = builtin_registry().default_model("anthropic")
+    row = next(r for r in section(result, "anthropic") if r.split()[0] == default.ref)
+    limits = [f"{default.context_window:,}", f"{default.max_tokens:,}"]
+    assert row.split()[1:3] == limits
+    assert row.split()[-1] == ("yes" if default.reasoning else "no")
     assert section(result, "vllm")[1] == "  (no models listed; any id works: --model vllm/<id>)"
 
 
 def test_the_filter_is_a_case_insensitive_substring(wire: WireServer, picode: PicodeEnv) -> None:
-    wire.enqueue(json_response(200, {"data": [{"id": "Qwen3-Coder"}, {"id": "llama3.2"}]}))
+    wire.enqueue(json_response(200, {"data": [{"id": "Zqx9-Coder"}, {"id": "llama3.2"}]}))
     env = local_servers(ollama=wire.url)
 
-    result = picode.run("--list-models", "QWEN3", env=env)
+    result = picode.run("--list-models", "zQX9", env=env)
 
     assert result.returncode == 0, result.stderr
     rows = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("  ")]
-    assert rows[1:] == ["ollama/Qwen3-Coder"]  # after the column header
+    assert rows[1:] == ["ollama/Zqx9-Coder"]  # after the column header
     assert "anthropic  [" not in result.stdout
     nothing = picode.run("--list-models", "no-such-model-anywhere", env=env)
     assert nothing.returncode == 0
@@ -105,7 +108,7 @@ def test_list_models_imports_no_sdk(picode: PicodeEnv) -> None:
     code = (
         "import json, sys\n"
         "from picode.cli import main\n"
-        "code = main(['--list-models', 'sonnet'])\n"
+        "code = main(['--list-models', 'anthropic/'])\n"
         f"print('HEAVY=' + json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
         "sys.exit(code)\n"
     )
@@ -123,7 +126,7 @@ def test_list_models_imports_no_sdk(picode: PicodeEnv) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "HEAVY=[]"
-    assert "anthropic/claude-sonnet-4-5" in done.stdout
+    assert builtin_registry().default_model("anthropic").ref in done.stdout
 
 
 def test_a_preset_works_by_its_key_variable_alone(wire: WireServer, picode: PicodeEnv) -> None:
@@ -183,14 +186,14 @@ def test_vertex_by_its_access_token_variable(wire: WireServer, picode: PicodeEnv
         "CLOUD_ML_REGION": "europe-west1",
     }
 
-    result = picode.run("-p", "hello", "--model", "vertex/claude-sonnet-4-5@20250929", env=env)
+    result = picode.run("-p", "hello", "--model", "vertex/claude-sonnet-4-6", env=env)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Hi from Vertex.\n"
     request = wire.requests[0]
     assert request.path == (
         "/v1/projects/proj/locations/europe-west1/publishers/anthropic/models/"
-        "claude-sonnet-4-5@20250929:streamRawPredict"
+        "claude-sonnet-4-6:streamRawPredict"
     )
     assert request.headers["authorization"] == "Bearer ya29.test-token"
 

@@ -112,3 +112,17 @@ def test_acp_thoughts_stay_thoughts() -> None:
         ("agent_message_chunk", "the "),  # its last word waits for the next delta or the end
         ("agent_message_chunk", "answer"),
     ]
+
+
+def test_a_failed_save_is_a_notice_on_the_wire_and_its_own_type_in_the_code() -> None:
+    from picode.modes.serialize import event_to_dict
+    from picode.session.events import Notice, SaveFailed
+
+    event = SaveFailed(text="Could not save the session: disk full")
+    assert isinstance(event, Notice)
+    assert event_to_dict(event) == {
+        "type": "notice",
+        "level": "error",
+        "text": "Could not save the session: disk full",
+        "source": "session-save",
+    }

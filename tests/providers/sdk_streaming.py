@@ -18,8 +18,9 @@ from picode.ai.events import (
     ToolCallDeltaEvent,
 )
 from picode.ai.models import Model
+from picode.ai.options import StreamOptions
 from picode.ai.providers._client_cache import close_clients
-from picode.ai.stream import StreamOptions, stream_simple
+from picode.ai.stream import stream_simple
 from picode.ai.types import (
     AssistantMessage,
     Context,

@@ -9,6 +9,7 @@ import pytest
 
 from picode.ai.errors import MissingApiKeyError
 from picode.ai.models import Model
+from picode.ai.options import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
 from picode.ai.providers._client import api_key_env_name, client_settings, resolve_api_key
 from picode.ai.providers._convert import (
     SYNTHETIC_RESULT_TEXT,
@@ -18,7 +19,6 @@ from picode.ai.providers._convert import (
     thinking_as_text,
     without_images,
 )
-from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S, StreamOptions
 from picode.ai.types import (
     AssistantMessage,
     ImageContent,

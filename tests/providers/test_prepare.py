@@ -8,8 +8,9 @@ import importlib
 
 import pytest
 
+from picode.ai.options import StreamOptions
 from picode.ai.providers import _client_cache
-from picode.ai.stream import PROVIDER_MODULES, StreamOptions, prepare_provider
+from picode.ai.stream import PROVIDER_MODULES, prepare_provider
 from tests.providers.models import wire_model
 from tests.wire.server import WireServer
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 
 from picode.ai.abort import AbortController
+from picode.ai.options import StreamOptions
 from picode.ai.providers.faux import FauxProvider, FauxTurn, text_turn
-from picode.ai.stream import StreamOptions
 from picode.ai.types import (
     AssistantMessage,
     ImageContent,

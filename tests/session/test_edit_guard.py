@@ -15,8 +15,9 @@ from picode.ai.providers.faux import FauxProvider, FauxToolCall, FauxTurn
 from picode.ai.stream import stream_simple
 from picode.ai.types import AssistantMessage, Context, ToolCall, UserMessage
 from picode.session.edit_guard import EditGuard
+from picode.tools._files import Decoded
 from picode.tools._fuzzy import find_matches
-from picode.tools.edit import Decoded, EditTool
+from picode.tools.edit import EditTool
 from picode.tools.edit_check import stable_prefix
 
 SOURCE = """\

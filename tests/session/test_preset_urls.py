@@ -73,27 +73,36 @@ def credentials(tmp_path: Path, **env: str) -> Credentials:
 def test_which_presets_need_a_key(tmp_path: Path) -> None:
     creds = credentials(tmp_path)
     registry = creds.registry
-    needs = {
-        name
-        for name, info in registry.providers.items()
-        if not creds.has_key(registry.resolve(f"{name}/some-id").model)
-    }
-    assert needs == {
-        "anthropic",
-        "openai",
-        "google",
-        "openrouter",
-        "groq",
-        "cerebras",
-        "xai",
-        "deepseek",
-        "mistral",
-        "together",
-        "fireworks",
-        "azure-openai",
+
+    def unusable(name: str) -> bool:
+        return not creds.has_key(registry.resolve(f"{name}/some-id").model)
+
+    assert {name for name in registry.providers if unusable(name)} == {
+        *("anthropic", "openai", "google", "openrouter", "groq", "cerebras", "xai"),
+        *("deepseek", "mistral", "together", "fireworks", "azure-openai"),
+        *("bedrock", "vertex"),
     }
     with pytest.raises(MissingApiKeyError, match="Set MISTRAL_API_KEY"):
         creds.require(registry.resolve("mistral/devstral").model)
+    # Bedrock and Vertex have other logins, which need no variable: a request may try.
+    creds.require(registry.resolve("bedrock/some-id").model)
+    creds.require(registry.resolve("vertex/some-id").model)
+
+
+@pytest.mark.parametrize(
+    ("provider", "variable"),
+    [
+        ("bedrock", "AWS_BEARER_TOKEN_BEDROCK"),
+        ("bedrock", "AWS_PROFILE"),
+        ("vertex", "ANTHROPIC_VERTEX_ACCESS_TOKEN"),
+        ("vertex", "GOOGLE_APPLICATION_CREDENTIALS"),
+    ],
+)
+def test_a_platform_counts_as_usable_by_its_key_or_login(
+    tmp_path: Path, provider: str, variable: str
+) -> None:
+    creds = credentials(tmp_path, **{variable: "x"})
+    assert creds.has_key(creds.registry.resolve(f"{provider}/some-id").model)
 
 
 def test_a_preset_key_is_read_from_its_variable(tmp_path: Path) -> None:

@@ -52,7 +52,8 @@ def test_model_picker_lists_every_model_marks_missing_keys_and_switches(tui: Tui
             assert "openai/gpt-5" not in picker.missing_key  # OPENAI_API_KEY is set
             keyed = [r for r in refs if r not in picker.missing_key]
             assert refs[: len(keyed)] == keyed  # models with a key come first
-            await type_text(pilot, "haiku")
+            # The provider too: Bedrock and Vertex list Claude Haiku as well.
+            await type_text(pilot, "anthropic/claude-haiku-4-5")
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.session.model.id == "claude-haiku-4-5")
             assert has_notice(app, "No API key for anthropic: set ANTHROPIC_API_KEY")
@@ -122,6 +123,33 @@ def test_thinking_on_a_model_that_does_not_think_says_so(tui: TuiHarness) -> Non
             await send(pilot, "/thinking high")
             await wait_until(pilot, lambda: has_notice(app, "does not think"))
             assert app.session.thinking == "off"
+
+    run(scenario())
+
+
+def test_thinking_says_what_a_model_that_always_thinks_is_sent_for_off(tui: TuiHarness) -> None:
+    from dataclasses import replace
+
+    from picode.ai.thinking import LOWEST, ThinkingControl
+
+    faux = tui.faux()
+    faux.model = replace(
+        faux.model, thinking=ThinkingControl("adaptive", ("low", "high"), off=False)
+    )
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "/thinking high")
+            await wait_until(pilot, lambda: app.session.thinking == "high")
+            await send(pilot, "/thinking off")
+            shown = f"low ({LOWEST})"
+            await wait_until(pilot, lambda: has_notice(app, f"Thinking level: {shown}"))
+            assert app.session.thinking == "off"  # the setting is kept; what is sent is said
+            assert app.info_footer.info.thinking == shown
+            await send(pilot, "/thinking medium")  # not one of its levels: the nearest, upward
+            await wait_until(pilot, lambda: app.info_footer.info.thinking.startswith("high ("))
 
     run(scenario())
 

@@ -1,7 +1,7 @@
 """``Agent``: state, listeners, queues and one run at a time around ``agent_loop``.
 
 State is updated before listeners see an event, so a listener reading ``agent.state``
-sees the event already applied. ``state.messages`` is the transcript (agent/transcript.py):
+sees the event already applied. ``state.messages`` is the message log (agent/message_log.py):
 finished messages only, each added just before its ``MessageEnd``; the one being streamed
 is ``state.streaming_message``.
 """
@@ -13,7 +13,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any, TypeAlias
 
 from picode.agent.events import (
     AgentEnd,
@@ -24,13 +24,15 @@ from picode.agent.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from picode.agent.loop import AgentLoopConfig, StreamFn, TransformContext, agent_loop
+from picode.agent.loop import AgentLoopConfig, StreamFn, agent_loop
+from picode.agent.message_log import MessageLog
+from picode.agent.queue_mode import QUEUE_MODES, QueueMode
 from picode.agent.tool import AgentTool, ToolResult
 from picode.agent.tool_exec import DEFAULT_MAX_PARALLEL, ToolHooks
-from picode.agent.transcript import Transcript
 from picode.ai.abort import AbortController
 from picode.ai.models import THINKING_LEVELS, Model, ThinkingLevel
-from picode.ai.stream import StreamOptions, stream_simple
+from picode.ai.options import StreamOptions
+from picode.ai.stream import stream_simple
 from picode.ai.types import (
     AssistantMessage,
     ImageContent,
@@ -44,9 +46,7 @@ from picode.ai.types import (
 
 log = logging.getLogger(__name__)
 
-QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
 Listener: TypeAlias = Callable[[AgentEvent], Awaitable[None] | None]
-_QUEUE_MODES = ("one-at-a-time", "all")
 
 
 class AgentError(Exception):
@@ -64,7 +64,7 @@ class AgentBusyError(AgentError):
 @dataclass(slots=True)
 class AgentState:
     model: Model
-    messages: Transcript = field(default_factory=Transcript)
+    messages: MessageLog = field(default_factory=MessageLog)
     thinking: ThinkingLevel = "off"
     tools: list[AgentTool] = field(default_factory=list)
     system_prompt: str = ""
@@ -86,7 +86,6 @@ class Agent:
         messages: Sequence[Message] = (),
         stream_fn: StreamFn = stream_simple,
         stream_options: Callable[[Model], StreamOptions] | None = None,
-        transform_context: TransformContext | None = None,
         before_tool_call: Callable[[ToolCall, Any], Awaitable[str | None]] | None = None,
         after_tool_call: Callable[[ToolCall, ToolResult], Awaitable[ToolResult | None]]
         | None = None,
@@ -96,14 +95,13 @@ class Agent:
     ) -> None:
         self.state = AgentState(
             model=model,
-            messages=Transcript(messages),
+            messages=MessageLog(messages),
             thinking=_checked_thinking(thinking),
             tools=_checked_tools(tools),
             system_prompt=system_prompt,
         )
         self.stream_fn = stream_fn
         self.stream_options = stream_options
-        self.transform_context = transform_context
         self.hooks = ToolHooks(before_tool_call, after_tool_call)
         #: Tool calls of one reply that execute at once (the rest wait their turn).
         self.max_parallel = max_parallel
@@ -231,7 +229,6 @@ class Agent:
             steering_queued=lambda: bool(self._steering),
             take_follow_ups=self._take_follow_ups,
             stream_options=self.stream_options,
-            transform_context=self.transform_context,
             hooks=self.hooks,
             max_parallel=self.max_parallel,
         )
@@ -249,8 +246,8 @@ class Agent:
     async def _drive(
         self, prompts: list[Message], config: AgentLoopConfig, controller: AbortController
     ) -> list[Message]:
-        transcript = self.state.messages
-        mark = len(transcript)
+        history = self.state.messages
+        mark = len(history)
         ended = False
 
         async def emit(event: AgentEvent) -> None:
@@ -260,15 +257,13 @@ class Agent:
             await self._emit(event)
 
         try:
-            return await agent_loop(
-                prompts, transcript, self.state, config, controller.signal, emit
-            )
+            return await agent_loop(prompts, history, self.state, config, controller.signal, emit)
         except BaseException as exc:
             if not isinstance(exc, asyncio.CancelledError):
                 log.exception("agent run failed")
                 self.state.error = f"Internal error: {type(exc).__name__}: {exc}"
             if not ended:
-                await self._emit(AgentEnd(transcript.since(mark)))
+                await self._emit(AgentEnd(history.since(mark)))
             raise
         finally:
             # A listener may already have started the next run on AgentEnd: leave it be.
@@ -336,12 +331,6 @@ class Agent:
 
     def set_system_prompt(self, text: str) -> None:
         self.state.system_prompt = text
-
-    def set_steering_mode(self, mode: QueueMode) -> None:
-        self.steering_mode = _checked_mode(mode, "steering_mode")
-
-    def set_follow_up_mode(self, mode: QueueMode) -> None:
-        self.follow_up_mode = _checked_mode(mode, "follow_up_mode")
 
     def replace_messages(self, messages: Sequence[Message]) -> None:
         if self.is_running:
@@ -412,9 +401,10 @@ def _checked_thinking(level: str) -> ThinkingLevel:
 
 
 def _checked_mode(mode: str, name: str) -> QueueMode:
-    if mode not in _QUEUE_MODES:
-        raise ValueError(f"Unknown {name} {mode!r}; expected 'one-at-a-time' or 'all'")
-    return cast(QueueMode, mode)
+    for known in QUEUE_MODES:
+        if mode == known:
+            return known
+    raise ValueError(f"Unknown {name} {mode!r}; expected 'one-at-a-time' or 'all'")
 
 
 def _checked_tools(tools: Sequence[AgentTool]) -> list[AgentTool]:

@@ -1,4 +1,4 @@
-"""Agent events (SPEC §4): small typed objects, dispatched by front ends with ``match``."""
+"""Agent events (docs/architecture.md): small typed objects that front ends ``match`` on."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The agent loop (SPEC §4): prompt → assistant response → tool calls → ... until done.
+"""The agent loop (docs/architecture.md): prompt → response → tool calls → ... until done.
 
 ``agent_loop`` works on a context list it owns and reports everything through ``emit``,
 which is awaited for each event (so a listener sees events in order, one at a time). It
@@ -9,9 +9,8 @@ call has a result).
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -25,6 +24,7 @@ from picode.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from picode.agent.message_log import MessageLog
 from picode.agent.tool import AgentTool, tool_spec
 from picode.agent.tool_exec import (
     DEFAULT_MAX_PARALLEL,
@@ -35,14 +35,13 @@ from picode.agent.tool_exec import (
     ToolHooks,
     execute_tool_calls,
 )
-from picode.agent.transcript import Transcript
 from picode.ai.abort import AbortSignal
 from picode.ai.builder import ABORTED_MESSAGE, UNTERMINATED_MESSAGE, terminal_message
 from picode.ai.errors import format_error_message
 from picode.ai.event_stream import AssistantMessageEventStream
 from picode.ai.events import DoneEvent, ErrorEvent, StartEvent
 from picode.ai.models import Model, ThinkingLevel
-from picode.ai.stream import StreamOptions
+from picode.ai.options import StreamOptions
 from picode.ai.types import (
     AssistantMessage,
     Context,
@@ -55,7 +54,6 @@ from picode.ai.types import (
 log = logging.getLogger(__name__)
 
 StreamFn = Callable[[Model, Context, StreamOptions], AssistantMessageEventStream]
-TransformContext = Callable[[list[Message]], Awaitable[list[Message]] | list[Message]]
 
 
 class LoopSettings(Protocol):
@@ -77,7 +75,6 @@ class AgentLoopConfig:
     #: Drain queued follow-ups (per the queue mode); polled when the agent would stop.
     take_follow_ups: Callable[[], list[UserMessage]]
     stream_options: Callable[[Model], StreamOptions] | None = None
-    transform_context: TransformContext | None = None
     hooks: ToolHooks = field(default_factory=ToolHooks)
     #: Tool calls of one reply that execute at once.
     max_parallel: int = DEFAULT_MAX_PARALLEL
@@ -85,7 +82,7 @@ class AgentLoopConfig:
 
 async def agent_loop(
     prompts: Sequence[Message],
-    messages: Transcript,
+    messages: MessageLog,
     settings: LoopSettings,
     config: AgentLoopConfig,
     signal: AbortSignal,
@@ -165,7 +162,7 @@ async def agent_loop(
     return await _end(messages, mark, emit)
 
 
-async def _end(messages: Transcript, mark: int, emit: Emit) -> list[Message]:
+async def _end(messages: MessageLog, mark: int, emit: Emit) -> list[Message]:
     added = messages.since(mark)
     await emit(AgentEnd(added))
     return added
@@ -263,11 +260,6 @@ async def _build_context(
     messages: list[Message], settings: LoopSettings, config: AgentLoopConfig
 ) -> Context:
     llm_messages: list[Message] = list(messages)
-    if config.transform_context is not None:
-        transformed = config.transform_context(llm_messages)
-        if inspect.isawaitable(transformed):
-            transformed = await transformed
-        llm_messages = list(transformed)
     tools = [tool_spec(tool) for tool in settings.tools]
     return Context(settings.system_prompt or None, llm_messages, tools or None)
 

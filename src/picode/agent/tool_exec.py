@@ -1,4 +1,4 @@
-"""Running the tool calls of one assistant message (SPEC §4).
+"""Running the tool calls of one assistant message (docs/architecture.md).
 
 All calls start together and run as concurrent tasks, at most ``max_parallel`` of them in
 a tool's ``execute`` at once (a reply of a thousand bash calls must not start a thousand

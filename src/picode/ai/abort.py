@@ -18,10 +18,6 @@ log = logging.getLogger(__name__)
 Unsubscribe = Callable[[], None]
 
 
-class AbortError(Exception):
-    """Raised by ``AbortSignal.raise_if_aborted`` for code that prefers exceptions."""
-
-
 class AbortSignal:
     __slots__ = ("_aborted", "_callbacks", "_reason", "_unhook_sources", "_waiters")
 
@@ -67,10 +63,6 @@ class AbortSignal:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
         return self._reason
-
-    def raise_if_aborted(self) -> None:
-        if self._aborted:
-            raise AbortError(str(self._reason or "aborted"))
 
     def dispose(self) -> None:
         """Detach a signal made by ``any`` from its sources (it will no longer follow them)."""

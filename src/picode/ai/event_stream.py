@@ -1,4 +1,4 @@
-"""AssistantMessageEventStream: a provider pushes, one consumer iterates (SPEC §3.3).
+"""AssistantMessageEventStream: a provider pushes, one consumer iterates (docs/streaming.md).
 
 The provider pushes at full speed; nothing here slows it down (this is not backpressure).
 What the consumer sees is smoothed: deltas that arrive within ``throttle`` seconds of the

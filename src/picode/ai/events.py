@@ -1,4 +1,4 @@
-"""Events a provider stream emits while one assistant message is produced (SPEC §3.2).
+"""Events a provider stream emits while one assistant message is produced (docs/streaming.md).
 
 Block events carry ``content_index`` and ``partial``, the in-flight message, shared and
 mutated in place: it is a live view, never a copy, so holding on to it is cheap.

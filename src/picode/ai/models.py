@@ -1,4 +1,4 @@
-"""The model registry: packaged models, custom providers, cost and thinking budgets (SPEC §3.6)."""
+"""The model registry: packaged models, custom providers and cost (docs/models.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from picode.ai.thinking import ThinkingControl
 
 if TYPE_CHECKING:
     # Annotations only: the TUI's first frame needs the registry, not the message types.
@@ -21,6 +23,9 @@ APIS: tuple[str, ...] = (
     "openai-completions",
     "google-generative-ai",
 )
+
+#: The makers' own APIs; a bare id they share with a platform preset means theirs.
+FIRST_PARTY: tuple[str, ...] = ("anthropic", "openai", "google")
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
@@ -50,6 +55,11 @@ class Model:
     cost: ModelCost = field(default_factory=ModelCost)
     headers: tuple[tuple[str, str], ...] = ()
     known: bool = True
+    #: How thinking levels are sent (None: the API's usual way, see picode.ai.thinking).
+    thinking: ThinkingControl | None = None
+    #: The day the provider retires the model (YYYY-MM-DD), and what it names instead.
+    retires: str | None = None
+    successor: str | None = None
 
     @property
     def ref(self) -> str:
@@ -68,6 +78,9 @@ class ProviderInfo:
     headers: dict[str, str] = field(default_factory=dict)
     #: The key variables are one way in of several (Vertex: else Google's default login).
     key_optional: bool = False
+    #: Variables that show the other way in is set up (``AWS_PROFILE``); a key_optional
+    #: provider counts as usable when its key or one of these is set.
+    login_env: tuple[str, ...] = ()
     #: A server on this machine (Ollama, LM Studio, ...): no key, found by probing its port.
     local: bool = False
     #: ``OLLAMA_HOST``-style variable: ``host[:port]`` of the server, ``/v1`` appended.
@@ -102,6 +115,8 @@ class ModelRegistry:
     def __init__(self) -> None:
         self.providers: dict[str, ProviderInfo] = {}
         self._models: dict[str, dict[str, Model]] = {}
+        #: Short names that follow the newest model of a family: ``opus`` -> provider/id.
+        self.aliases: dict[str, str] = {}
 
     def add_provider(self, info: ProviderInfo) -> None:
         self.providers[info.name] = info
@@ -128,8 +143,16 @@ class ModelRegistry:
         provider_name, slash, model_id = text.partition("/")
         if not slash:
             owners = [m for m in self.models() if m.id == text]
+            if not owners and text.lower() in self.aliases:
+                return self.resolve(
+                    self.aliases[text.lower()] + (f":{thinking}" if thinking else "")
+                )
+            makers = [m for m in owners if m.provider in FIRST_PARTY]
+            if len(makers) == 1 and all(m in makers or self._rehosts(m.provider) for m in owners):
+                # Served by its maker and re-hosted by a cloud (Vertex, Azure): the maker's.
+                owners = makers
             if len(owners) == 1:
-                return ResolvedModel(owners[0], thinking)
+                return ResolvedModel(owners[0], thinking, _retired_warning(owners[0]))
             if len(owners) > 1:
                 choices = ", ".join(m.ref for m in owners)
                 raise UnknownModelError(f"'{text}' is ambiguous; use one of: {choices}")
@@ -140,7 +163,7 @@ class ModelRegistry:
             raise UnknownModelError(f"'{ref}' names a provider but no model id")
         model = self.get(provider_name, model_id)
         if model is not None:
-            return ResolvedModel(model, thinking)
+            return ResolvedModel(model, thinking, _retired_warning(model))
         info = self.providers[provider_name]
         fallback = Model(
             id=model_id,
@@ -159,6 +182,11 @@ class ModelRegistry:
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         warning = unknown_model_warning(fallback, "default", hint)
         return ResolvedModel(fallback, thinking, warning)
+
+    def _rehosts(self, provider: str) -> bool:
+        """A cloud serving other makers' models under their ids (Bedrock, Vertex, Azure)."""
+        info = self.providers.get(provider)
+        return info is not None and bool(info.client or info.endpoint_env)
 
     def _unknown_message(self, text: str, provider: str | None = None) -> str:
         import difflib
@@ -201,6 +229,15 @@ def unknown_model_warning(model: Model, source: str, hint: str = "") -> str:
     )
 
 
+def _retired_warning(model: Model) -> str | None:
+    from datetime import UTC, datetime
+
+    if model.retires is None or model.retires > datetime.now(UTC).date().isoformat():
+        return None
+    instead = f"; its successor is {model.successor}" if model.successor else ""
+    return f"{model.ref} was retired by its provider on {model.retires}{instead}."
+
+
 @cache
 def _builtin_data() -> dict[str, Any]:
     """``providers.json`` (kept by hand: endpoints, key variables, defaults) joined with
@@ -229,6 +266,8 @@ def builtin_registry() -> ModelRegistry:
     """A fresh registry holding the packaged providers and models."""
     data = _builtin_data()
     registry = ModelRegistry()
+    registry.aliases = dict(data.get("aliases", {}))
+    defaults: dict[str, str] = data.get("defaults", {})
     for name, spec in data["providers"].items():
         registry.add_provider(
             ProviderInfo(
@@ -237,8 +276,9 @@ def builtin_registry() -> ModelRegistry:
                 base_url=spec.get("base_url"),
                 api_key_env=tuple(spec.get("api_key_env", ())),
                 base_url_env=spec.get("base_url_env"),
-                default_model=spec.get("default_model"),
+                default_model=defaults.get(name) or spec.get("default_model"),
                 key_optional=bool(spec.get("key_optional", False)),
+                login_env=tuple(spec.get("login_env", ())),
                 local=bool(spec.get("local", False)),
                 host_env=spec.get("host_env"),
                 lists_models=bool(spec.get("lists_models", False)),
@@ -248,20 +288,22 @@ def builtin_registry() -> ModelRegistry:
             )
         )
     for spec in data["models"]:
-        info = registry.providers[spec["provider"]]
-        registry.add_model(model_from_spec(spec, info))
+        info = registry.providers.get(spec["provider"])
+        if info is not None:  # tests/ai/test_registry_file.py holds the two files together
+            registry.add_model(model_from_spec(spec, info))
     return registry
 
 
 def model_from_spec(spec: dict[str, Any], info: ProviderInfo) -> Model:
     cost = spec.get("cost") or {}
+    thinking = spec.get("thinking")
     return Model(
         id=str(spec["id"]),
         name=str(spec.get("name") or spec["id"]),
         api=str(spec.get("api") or info.api),
         provider=info.name,
         base_url=spec.get("base_url") or info.base_url,
-        reasoning=bool(spec.get("reasoning", False)),
+        reasoning=bool(spec.get("reasoning", isinstance(thinking, dict))),
         input=tuple(spec.get("input", ("text",))),
         context_window=int(spec.get("context_window", DEFAULT_CONTEXT_WINDOW)),
         max_tokens=int(spec.get("max_tokens", DEFAULT_MAX_TOKENS)),
@@ -272,6 +314,9 @@ def model_from_spec(spec: dict[str, Any], info: ProviderInfo) -> Model:
             cache_write=float(cost.get("cache_write", 0)),
         ),
         headers=tuple((spec.get("headers") or info.headers).items()),
+        thinking=ThinkingControl.from_spec(thinking) if isinstance(thinking, dict) else None,
+        retires=spec.get("retires"),
+        successor=spec.get("successor"),
     )
 
 
@@ -288,41 +333,6 @@ def calculate_cost(model: Model, usage: Usage) -> Cost:
 
 
 # --- thinking levels ------------------------------------------------------------------
-
-_ANTHROPIC_BUDGETS = {
-    "minimal": 1024,
-    "low": 4096,
-    "medium": 10_000,
-    "high": 32_000,
-    "xhigh": 60_000,
-}
-_GOOGLE_BUDGETS = {"minimal": 512, "low": 2048, "medium": 8192, "high": 24_576, "xhigh": 32_768}
-_OPENAI_EFFORT = {
-    "minimal": "minimal",
-    "low": "low",
-    "medium": "medium",
-    "high": "high",
-    "xhigh": "high",
-}
-
-
-def thinking_budget(model: Model, level: ThinkingLevel | None, max_tokens: int) -> int | None:
-    """Token budget for APIs that take one (Anthropic, Gemini); None means thinking off."""
-    if not level or level == "off" or not model.reasoning:
-        return None
-    table = _GOOGLE_BUDGETS if model.api == "google-generative-ai" else _ANTHROPIC_BUDGETS
-    budget = table[level]
-    if model.api == "anthropic-messages":
-        # Anthropic requires budget < max_tokens and at least 1024.
-        budget = max(1024, min(budget, max_tokens - 1024))
-    return budget
-
-
-def reasoning_effort(model: Model, level: ThinkingLevel | None) -> str | None:
-    """Effort string for OpenAI-style APIs; None means do not ask for reasoning."""
-    if not level or level == "off" or not model.reasoning:
-        return None
-    return _OPENAI_EFFORT[level]
 
 
 def next_thinking_level(level: ThinkingLevel) -> ThinkingLevel:

@@ -1,4 +1,4 @@
-"""Tool arguments that arrive as a stream of JSON fragments (SPEC §3.4).
+"""Tool arguments that arrive as a stream of JSON fragments (docs/streaming.md).
 
 ``parse_streaming_json`` never raises: ``json.loads``, then a fast completion of the cut
 (close the open string and brackets, parsed in C), then partial-json-parser, then ``{}``.

@@ -127,10 +127,6 @@ def remember_secret(value: str | None) -> None:
         _known_sorted[:] = sorted(_known, key=len, reverse=True)
 
 
-def known_secrets() -> frozenset[str]:
-    return frozenset(_known)
-
-
 def mask_known(text: str, replacement: str = REDACTED) -> tuple[str, int]:
     """``text`` with every remembered key replaced; and how many were."""
     count = 0

@@ -18,7 +18,6 @@ from picode.ai.types import AssistantMessage
 from picode.modes.output import LineWriter, warn
 from picode.modes.serialize import RedactedEvents, session_header
 from picode.session.events import (
-    SAVE_FAILED_SOURCE,
     AutoRetryEnd,
     AutoRetryStart,
     CompactionEnd,
@@ -26,6 +25,7 @@ from picode.session.events import (
     EditGuardAbort,
     Notice,
     RuleTriggered,
+    SaveFailed,
 )
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -94,7 +94,7 @@ class Interrupts:
 
 async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequence[Any]) -> int:
     from picode.agent.agent import AgentBusyError
-    from picode.modes.approval import terminal_approver
+    from picode.modes.terminal_approver import terminal_approver
     from picode.session.credentials import MissingApiKeyError
 
     if options.approver is None:
@@ -223,7 +223,7 @@ async def wait_for_mcp(session: Any, interrupts: Interrupts) -> bool:
 
 def report_notice(event: Any) -> None:
     # A failed save is reported once more, last, with the exit code it causes.
-    if isinstance(event, Notice) and event.level != "info" and event.source != SAVE_FAILED_SOURCE:
+    if isinstance(event, Notice) and event.level != "info" and not isinstance(event, SaveFailed):
         warn(f"{event.level}: {event.text}")
 
 

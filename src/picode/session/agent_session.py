@@ -1,4 +1,4 @@
-"""AgentSession: the Agent plus everything that makes a conversation durable (SPEC §6.4).
+"""AgentSession: the Agent plus everything that makes a conversation durable (docs/sessions.md).
 
 It persists every finished message, retries transient failures, compacts the context,
 enforces stream rules and the streaming edit guard, runs extension hooks and approvals,
@@ -33,7 +33,8 @@ from picode.ai.models import (
     ThinkingLevel,
     next_thinking_level,
 )
-from picode.ai.stream import StreamOptions, prepare_provider
+from picode.ai.options import StreamOptions
+from picode.ai.stream import prepare_provider
 from picode.ai.text_repair import repair_text
 from picode.ai.types import (
     AssistantMessage,
@@ -53,12 +54,12 @@ from picode.session.approval import (
 from picode.session.credentials import Credentials
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
-    SAVE_FAILED_SOURCE,
     AnySessionEvent,
     McpServersChanged,
     ModelChanged,
     Notice,
     QueueChanged,
+    SaveFailed,
     SessionNameChanged,
     ThinkingLevelChanged,
 )
@@ -72,7 +73,7 @@ from picode.session.recovery import RecoveryPlanner, RequestSeams
 from picode.session.rules import load_rules
 from picode.session.secrets import redact_tool_result
 from picode.session.store import SessionStore
-from picode.session.switching import saved_thinking, switch_to
+from picode.session.switching import saved_choices, switch_to
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
 
@@ -122,14 +123,16 @@ class AgentSession:
         tools = self._compose_tools(options.tools)
         offer_escalation(tools, self.approval)
         restored = self.recorder.open(options.session)
-        model, thinking = options.model, options.thinking
         # A resumed session keeps its model and thinking level unless the command line
         # chose them explicitly.
-        if restored.model is not None and not options.model_explicit:
-            model = self.registry.get(*restored.model) or model
-        saved = saved_thinking(restored)
-        if saved is not None and not options.thinking_explicit:
-            thinking = saved
+        model, thinking = saved_choices(
+            self.registry,
+            restored,
+            options.model,
+            options.thinking,
+            keep_model=options.model_explicit,
+            keep_thinking=options.thinking_explicit,
+        )
         self.agent = Agent(
             model=model,
             system_prompt=self._system_prompt(tools),
@@ -138,7 +141,6 @@ class AgentSession:
             messages=restored.messages,
             stream_fn=options.stream_fn,
             stream_options=self._stream_options,
-            transform_context=None,
             before_tool_call=self._before_tool_call,
             after_tool_call=self._after_tool_call,
             steering_mode=self.settings.steering_mode,
@@ -249,6 +251,14 @@ class AgentSession:
     @property
     def thinking(self) -> ThinkingLevel:
         return self.agent.state.thinking
+
+    @property
+    def thinking_label(self) -> str:
+        """The thinking level as the model is actually asked ("low (the lowest this model
+        allows)" when it cannot do what was set)."""
+        from picode.ai.thinking import thinking_request
+
+        return thinking_request(self.model, self.thinking).label
 
     @property
     def session_id(self) -> str | None:
@@ -376,9 +386,6 @@ class AgentSession:
     def display_messages(self) -> list[Message]:
         return self.recorder.display_messages()
 
-    def display_tail(self, n: int) -> list[Message]:
-        return self.recorder.display_tail(n)
-
     @property
     def display_count(self) -> int:
         return self.recorder.display_count
@@ -438,7 +445,7 @@ class AgentSession:
             first = self.save_error is None
             self.save_error = str(exc)
             if first:
-                self._notice(f"Could not save the session: {exc}", "error", SAVE_FAILED_SOURCE)
+                self.emit_soon(SaveFailed(text=f"Could not save the session: {exc}"))
 
     # --- commands ----------------------------------------------------------------------
 
@@ -567,9 +574,9 @@ class AgentSession:
         self.emit_soon(ThinkingLevelChanged(level))
 
     def cycle_thinking_level(self) -> ThinkingLevel:
-        level = next_thinking_level(self.thinking)
-        if not self.model.reasoning:
-            level = "off"
+        from picode.ai.thinking import runs_at
+
+        level, _ = runs_at(self.model, next_thinking_level(self.thinking))
         self.set_thinking_level(level)
         return level
 

@@ -14,13 +14,15 @@ import os
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from picode.agent.home_paths import KEY_LOCATIONS, SHELL_STARTUP_FILES
 from picode.ai.untrusted import visible
 from picode.session.paths import Paths, project_dir
 
 ApprovalPolicy = Literal["never", "edits", "all"]
+#: From the least asked to the most.
+APPROVAL_POLICIES: tuple[ApprovalPolicy, ...] = get_args(ApprovalPolicy)
 
 _GATED: dict[str, frozenset[str]] = {
     "never": frozenset(),

@@ -1,4 +1,4 @@
-"""Compaction: measure the context, pick where to cut, and summarise the older part (SPEC §6.4).
+"""Compaction: measure the context, pick where to cut, summarise the older part (docs/sessions.md).
 
 The session decides *when* (``should_compact``) and rewrites its context; this module only
 measures, chooses the cut and asks the model for the summary. The cut never separates a tool
@@ -11,9 +11,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from picode.ai.builder import message_chars
+from picode.ai.builder import message_chars, tokens_for_chars
 from picode.ai.models import Model
-from picode.ai.stream import StreamOptions, stream_simple
+from picode.ai.options import StreamOptions
+from picode.ai.stream import stream_simple
 from picode.ai.types import (
     AssistantMessage,
     Context,
@@ -47,8 +48,7 @@ class CompactionError(Exception):
 
 
 def estimate_message_tokens(message: Message) -> int:
-    """Four characters a token, the same rough measure as ``ai.builder.estimate_tokens``."""
-    return (message_chars(message) + 3) // 4
+    return tokens_for_chars(message_chars(message))
 
 
 def _has_real_usage(message: AssistantMessage) -> bool:

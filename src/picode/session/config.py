@@ -1,4 +1,5 @@
-"""Settings from ``config.toml`` (user) merged with ``.picode/config.toml`` (project), SPEC §6.2.
+"""Settings from ``config.toml`` (user) merged with ``.picode/config.toml`` (project)
+(docs/configuration.md).
 
 A broken file never stops picode: a TOML syntax error skips that file, a bad value falls
 back (to the user file's value, then the default) and every problem names file, line and key.
@@ -14,7 +15,9 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from picode.agent.queue_mode import QueueMode
 from picode.ai.models import ThinkingLevel, builtin_registry
+from picode.session.approval import ApprovalPolicy
 from picode.session.config_gates import FAIL_SAFE, Gate, project_gates
 from picode.session.config_lines import (
     Loc,
@@ -50,7 +53,6 @@ __all__ = [
 ApiName: TypeAlias = Literal[
     "openai-completions", "anthropic-messages", "openai-responses", "google-generative-ai"
 ]
-QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
 CONFIG_FILE_NAME = "config.toml"
 
 
@@ -131,7 +133,7 @@ class Settings(_Section):
     default_model: str | None = None
     thinking: ThinkingLevel = "off"
     theme: str = "dark"
-    approval: Literal["never", "edits", "all"] = "never"
+    approval: ApprovalPolicy = "never"
     retry: RetrySettings = Field(default_factory=RetrySettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     ttsr: TtsrSettings = Field(default_factory=TtsrSettings)

@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from picode.session.approval import APPROVAL_POLICIES
 from picode.session.config_lines import Loc
 
 #: From the least to the most careful; a project may only move to the right untrusted.
-APPROVAL_ORDER = ("never", "edits", "all")
+APPROVAL_ORDER = APPROVAL_POLICIES
 #: What a safety key falls back to when its value is unusable and no lower layer has one.
 FAIL_SAFE: dict[Loc, Any] = {("approval",): "all"}
 

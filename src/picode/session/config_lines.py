@@ -11,6 +11,8 @@ import json
 import re
 from collections.abc import Sequence
 
+from picode.session.approval import APPROVAL_POLICIES
+
 Loc = tuple[str | int, ...]
 
 _KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
@@ -95,7 +97,7 @@ def dotted(loc: Sequence[str | int]) -> str:
 
 
 #: Keys worth keeping from a file that does not parse: losing them would loosen safety.
-_SAFETY_KEYS = {"approval": ("never", "edits", "all")}
+_SAFETY_KEYS = {"approval": APPROVAL_POLICIES}
 _TOP_LEVEL_KEY = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=\s*(.*?)\s*$")
 
 

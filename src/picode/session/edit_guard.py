@@ -1,4 +1,4 @@
-"""The streaming edit guard (SPEC §6.4): watch streamed tool calls and stop a doomed one.
+"""The streaming edit guard (docs/stream-rules.md): watch streamed tool calls and stop a doomed one.
 
 The session only watches the deltas. Judging belongs to the tool: one that offers a
 ``streaming_check`` (the edit tool does, tools/edit_check.py) is asked after each delta of

@@ -1,4 +1,4 @@
-"""One ordered stream of session events to any number of listeners (SPEC §6.4)."""
+"""One ordered stream of session events to any number of listeners (docs/architecture.md)."""
 
 from __future__ import annotations
 

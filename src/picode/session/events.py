@@ -1,4 +1,5 @@
-"""Session events: what AgentSession adds to the agent's events for front ends (SPEC §6.4).
+"""Session events: what AgentSession adds to the agent's events for front ends
+(docs/architecture.md).
 
 A session listener receives ``AgentEvent | SessionEvent``; front ends dispatch with ``match``.
 """
@@ -110,6 +111,16 @@ class Notice:
     text: str
     source: str | None = None
     type: ClassVar[str] = "notice"
+
+
+@dataclass(slots=True)
+class SaveFailed(Notice):
+    """The session file could not be written: the conversation goes on, unsaved. A notice
+    like any other on the wire (source ``session-save``); front ends tell it by its type."""
+
+    level: Literal["info", "warning", "error"] = "error"
+    text: str = ""
+    source: str | None = SAVE_FAILED_SOURCE
 
 
 @dataclass(slots=True)

@@ -1,4 +1,4 @@
-"""Extensions (SPEC §6.4): Python modules with ``register(api)``, loaded at session start.
+"""Extensions (docs/extensions.md): Python modules with ``register(api)``, loaded at session start.
 
 Found in the user's ``<config_dir>/extensions/``, the project's ``.picode/extensions/`` (only
 in a trusted folder: the launcher passes no project folder otherwise) and the

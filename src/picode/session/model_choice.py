@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from picode.ai.models import Model, ModelCost, ModelRegistry, ThinkingLevel, unknown_model_warning
+from picode.ai.thinking import runs_at
 
 if TYPE_CHECKING:
     from picode.session.credentials import Credentials
@@ -43,12 +44,13 @@ def choose_model(
         env = credentials.env if credentials is not None else None
         model, warnings = _server_limits(registry, credentials, model, resolved.warning, env)
     asked = thinking or resolved.thinking
-    if asked is not None and asked != "off" and not model.reasoning:
-        warnings.append(f"{model.ref} does not think; thinking level set to off")
-        asked = "off"
+    if asked is not None:
+        asked, note = runs_at(model, asked)
+        warnings.extend([note] if note else [])
     if credentials is not None and not credentials.has_key(model):
         info = registry.providers.get(model.provider)
-        names = " or ".join(info.api_key_env) if info is not None else "its API key"
+        variables = (*info.api_key_env, *info.login_env) if info is not None else ()
+        names = " or ".join(variables) or "its API key"
         warnings.append(
             f"No API key for {model.provider}: set {names} before starting picode, or pick "
             "another model. Prompts will fail until then."

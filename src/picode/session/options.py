@@ -13,7 +13,7 @@ from picode.ai.stream import stream_simple
 
 if TYPE_CHECKING:
     from picode.agent.tool import AgentTool
-    from picode.session.approval import Approver
+    from picode.session.approval import ApprovalPolicy, Approver
     from picode.session.config import Settings
     from picode.session.paths import Paths
 
@@ -34,7 +34,7 @@ class SessionOptions:
     system_prompt: str | None = None
     append_system_prompt: str | None = None
     approver: Approver | None = None
-    approval: Literal["never", "edits", "all"] | None = None
+    approval: ApprovalPolicy | None = None
     load_extensions: bool = True
     #: The person trusts this folder: its ``.picode/`` extensions, rules and SYSTEM.md apply
     #: (session/trust.py). Off unless a front end says so.

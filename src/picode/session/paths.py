@@ -1,4 +1,4 @@
-"""Where picode keeps its files (SPEC §6.1)."""
+"""Where picode keeps its files (docs/sessions.md)."""
 
 from __future__ import annotations
 

@@ -238,12 +238,6 @@ class SessionRecorder:
         if file is not None:
             file.append_session_info(name)
 
-    def adopt(self, old: Message, new: Message) -> None:
-        """``new`` replaces ``old`` in memory (same entry)."""
-        entry_id = self._entry_ids.get(id(old))
-        if entry_id is not None:
-            self._entry_ids[id(new)] = entry_id
-
     def close(self) -> None:
         close = getattr(self.file, "close", None)
         if callable(close):
@@ -281,10 +275,6 @@ class SessionRecorder:
 
     def display_messages(self) -> list[Message]:
         return self.display_range(0, self.display_count)
-
-    def display_tail(self, n: int) -> list[Message]:
-        total = self.display_count
-        return self.display_range(max(0, total - n), total) if n > 0 else []
 
     def user_entries(self) -> list[tuple[str, str]]:
         """(entry id, text) of each user message on the branch, for /fork."""

@@ -49,7 +49,7 @@ from picode.session.store import compaction_summary_message, is_compaction_summa
 if TYPE_CHECKING:
     from picode.agent.agent import Agent
     from picode.ai.models import Model
-    from picode.ai.stream import StreamOptions
+    from picode.ai.options import StreamOptions
     from picode.session.config import Settings
     from picode.session.events import AnySessionEvent
 

@@ -1,4 +1,4 @@
-"""Auto-retry policy (SPEC §6.4): which failures are retried, and how long to wait."""
+"""Auto-retry policy (docs/sessions.md): which failures are retried, and how long to wait."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stream rules (TTSR, SPEC §6.4): regexes watched while the model writes.
+"""Stream rules (TTSR, docs/stream-rules.md): regexes watched while the model writes.
 
 A rule is a Markdown file with front matter (``condition``, ``scope``, ``globs``, ``name``,
 ``once``); its body is the reminder. ``RuleMatcher`` sees every streamed delta, tests the

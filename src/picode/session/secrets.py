@@ -18,7 +18,6 @@ from picode.ai.models import ModelRegistry
 from picode.ai.redaction import (
     MIN_SECRET_CHARS,
     REDACTED,
-    known_secrets,
     looks_like_secret,
     mask_known,
     redact,
@@ -30,7 +29,6 @@ __all__ = [
     "MIN_SECRET_CHARS",
     "REDACTED",
     "command_environment",
-    "known_secrets",
     "looks_secret",
     "mask_known",
     "model_command_environment",

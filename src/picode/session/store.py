@@ -1,4 +1,4 @@
-"""Sessions on disk: one append-only JSONL tree per session, grouped by cwd (SPEC §6.3).
+"""Sessions on disk: one append-only JSONL tree per session, grouped by cwd (docs/sessions.md).
 
 Layout: ``<sessions_dir>/<encoded cwd>/<timestamp>_<id>.jsonl``. See ``store_file`` for one
 session, ``store_index`` for listing and ``store_format`` for the line format.

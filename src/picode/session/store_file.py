@@ -1,4 +1,4 @@
-"""One session: an append-only JSONL tree on disk, read lazily (SPEC §6.3)."""
+"""One session: an append-only JSONL tree on disk, read lazily (docs/sessions.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The session file's line format (SPEC §6.3): serialising, the fast prefix scan, redaction.
+"""The session file's line format (docs/sessions.md): serialising, the fast prefix scan, redaction.
 
 Every entry line starts ``{"type":..,"id":..,"parent_id":..,"timestamp":..`` in exactly that
 order, so a scan can read the tree's shape with one regex per line and no JSON parsing.

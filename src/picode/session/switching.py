@@ -75,13 +75,9 @@ async def switch_to(
     if keep_choices:
         _record_choices_over(session, restored)
     else:
-        if restored.model is not None:
-            found = session.registry.get(*restored.model)
-            if found is not None:
-                session.agent.set_model(found)
-        thinking = saved_thinking(restored)
-        if thinking is not None:
-            session.agent.set_thinking(thinking)
+        model, thinking = saved_choices(session.registry, restored, session.model, session.thinking)
+        session.agent.set_model(model)
+        session.agent.set_thinking(thinking)
     session.recorder.set_current(session.model, session.thinking)
     session.recovery.reset(restored.fired_rules)
     await session.emit(SessionSwitched(session.session_id or "", reason))
@@ -92,6 +88,25 @@ def saved_thinking(restored: Restored) -> ThinkingLevel | None:
     if restored.thinking in THINKING_LEVELS:
         return restored.thinking
     return None
+
+
+def saved_choices(
+    registry: ModelRegistry,
+    restored: Restored,
+    model: Model,
+    thinking: ThinkingLevel,
+    *,
+    keep_model: bool = False,
+    keep_thinking: bool = False,
+) -> tuple[Model, ThinkingLevel]:
+    """The model and thinking level a file was saved with, where picode knows them;
+    ``model`` and ``thinking`` otherwise, and where the person chose them (``keep_*``)."""
+    if restored.model is not None and not keep_model:
+        model = registry.get(*restored.model) or model
+    saved = saved_thinking(restored)
+    if saved is not None and not keep_thinking:
+        thinking = saved
+    return model, thinking
 
 
 def _record_choices_over(session: Switchable, restored: Restored) -> None:

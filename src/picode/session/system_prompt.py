@@ -1,4 +1,5 @@
-"""The system prompt: picode's default text, project context files and overrides (SPEC §6.4).
+"""The system prompt: picode's default text, project context files and overrides
+(docs/configuration.md).
 
 ``AGENTS.md`` (or ``CLAUDE.md`` where no AGENTS.md exists) is collected from the user config
 folder and from every folder from the filesystem root down to the cwd, outermost first, so

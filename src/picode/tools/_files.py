@@ -8,6 +8,7 @@ import functools
 import os
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from picode.agent.tool import ToolError
@@ -15,6 +16,43 @@ from picode.agent.tool import ToolError
 UTF8_BOM = b"\xef\xbb\xbf"
 #: How much of a file is inspected to decide whether it is text.
 SNIFF_BYTES = 8192
+
+
+@dataclass(slots=True)
+class Decoded:
+    """A file's text as edit works on it, and how to write it back the same way (BOM, CRLF)."""
+
+    text: str
+    bom: bool
+    crlf: bool
+
+    @classmethod
+    def from_bytes(cls, data: bytes, shown: str) -> Decoded:
+        bom = data.startswith(UTF8_BOM)
+        if bom:
+            data = data[len(UTF8_BOM) :]
+        if b"\x00" in data:
+            raise ToolError(
+                f"{shown} looks like a binary file (it contains NUL bytes); not edited."
+            )
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ToolError(
+                f"{shown} is not valid UTF-8 (byte {exc.start}); edit only changes UTF-8 text."
+            ) from None
+        crlf_count = text.count("\r\n")
+        # Only a file that uses CRLF throughout is worked on as LF and converted back;
+        # a mixed file is edited as is, so untouched lines keep their endings.
+        crlf = crlf_count > 0 and crlf_count == text.count("\n")
+        if crlf:
+            text = text.replace("\r\n", "\n")
+        return cls(text, bom, crlf)
+
+    def encode(self, text: str) -> bytes:
+        if self.crlf:
+            text = text.replace("\n", "\r\n")
+        return (UTF8_BOM if self.bom else b"") + text.encode("utf-8", "replace")
 
 
 def binary_reason(sample: bytes) -> str | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,9 +23,10 @@ from picode.agent.tool import (
 )
 from picode.ai.abort import AbortSignal
 from picode.tools._diff import unified_diff
-from picode.tools._files import UTF8_BOM
+from picode.tools._files import Decoded
 from picode.tools._fuzzy import MAX_REPORTED_MATCHES, closest_candidates, find_matches
 from picode.tools._paths import cut_line, display_path, missing_path_error, resolve_path
+from picode.tools.edit_check import EditStreamCheck, NoStreamCheck
 from picode.tools.file_access import DISK, DiskFiles, FileAccess
 
 DESCRIPTION = """\
@@ -57,41 +57,6 @@ class EditParams(StrictParams):
     )
 
 
-@dataclass(slots=True)
-class Decoded:
-    text: str
-    bom: bool
-    crlf: bool
-
-    @classmethod
-    def from_bytes(cls, data: bytes, shown: str) -> Decoded:
-        bom = data.startswith(UTF8_BOM)
-        if bom:
-            data = data[len(UTF8_BOM) :]
-        if b"\x00" in data:
-            raise ToolError(
-                f"{shown} looks like a binary file (it contains NUL bytes); not edited."
-            )
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ToolError(
-                f"{shown} is not valid UTF-8 (byte {exc.start}); edit only changes UTF-8 text."
-            ) from None
-        crlf_count = text.count("\r\n")
-        # Only a file that uses CRLF throughout is worked on as LF and converted back;
-        # a mixed file is edited as is, so untouched lines keep their endings.
-        crlf = crlf_count > 0 and crlf_count == text.count("\n")
-        if crlf:
-            text = text.replace("\r\n", "\n")
-        return cls(text, bom, crlf)
-
-    def encode(self, text: str) -> bytes:
-        if self.crlf:
-            text = text.replace("\n", "\r\n")
-        return (UTF8_BOM if self.bom else b"") + text.encode("utf-8", "replace")
-
-
 class EditTool(BaseTool):
     name = "edit"
     label = "Edit"
@@ -103,8 +68,6 @@ class EditTool(BaseTool):
         self.files = files
 
     def streaming_check(self) -> StreamingCheck:
-        from picode.tools.edit_check import EditStreamCheck, NoStreamCheck
-
         # The check reads the disk; files held elsewhere (an editor's buffers) may differ.
         if not isinstance(self.files, DiskFiles):
             return NoStreamCheck()

@@ -1,4 +1,5 @@
-"""The edit tool's early check of streamed arguments (SPEC §6.4, the streaming edit guard).
+"""The edit tool's early check of streamed arguments (the streaming edit guard,
+docs/stream-rules.md).
 
 As soon as an edit call's ``path`` is complete and a long enough prefix of its ``old_text``
 (or of an ``edits[i].old_text``) has arrived, the file is checked: a missing file, or a prefix
@@ -24,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from picode.agent.tool import EarlyVerdict, ToolError
+from picode.tools._files import Decoded
 from picode.tools._fuzzy import closest_candidates, normalize_text
 from picode.tools._paths import cut_line, display_path, missing_path_error, resolve_path
-from picode.tools.edit import Decoded
 
 WRITING_TOOLS = frozenset({"edit", "write"})
 #: A growing old_text is judged once this much of it is certain.

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
+from picode.ai.thinking import runs_at
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
@@ -460,11 +461,10 @@ class PicodeApp(App[int]):
 
     def action_cycle_thinking(self) -> None:
         if self.session is not None:
-            level = self.session.cycle_thinking_level()
-            if self.session.model.reasoning:
-                self._say_thinking(f"Thinking: {level}")
-            else:
-                self._say_thinking(f"Thinking: off ({self.session.model.id} does not think)")
+            _, note = runs_at(self.session.model, "high")
+            self.session.cycle_thinking_level()
+            label = self.session.thinking_label
+            self._say_thinking(f"Thinking: {label} — {note}" if note else f"Thinking: {label}")
 
     def _say_thinking(self, text: str) -> None:
         """One line for a run of shift+tab presses: the last one says where it ended."""

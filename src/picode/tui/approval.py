@@ -1,4 +1,4 @@
-"""The inline approval prompt for bash / write / edit calls (approval mode, SPEC §6.4).
+"""The inline approval prompt for bash / write / edit calls (approval mode, docs/security.md).
 
 y yes · a always (this session) · n no, then a reason and Enter · Esc no, and stop the turn.
 Keys arriving before the prompt has been on screen for ``ARM_DELAY_S`` are ignored: they

@@ -33,6 +33,7 @@ from picode.ai.types import (
 )
 from picode.ai.untrusted import safe, visible
 from picode.session.store_format import redact_secrets
+from picode.tui.diff_lines import diff_in, diff_line_kind
 from picode.tui.widgets.tool_render import key_argument
 
 _TITLE_CHARS = 80
@@ -119,19 +120,10 @@ def _results_by_call(messages: Sequence[Message]) -> dict[str, ToolResultMessage
     return {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
 
 
-def _diff_of(result: ToolResultMessage) -> str | None:
-    details = result.details
-    if isinstance(details, dict):
-        diff = details.get("diff")
-        if isinstance(diff, str) and diff.strip():
-            return diff
-    return None
-
-
 def _result_text(result: ToolResultMessage) -> str:
     """The result's text; for an edit with a diff, only the summary before it."""
     text = result.text
-    if _diff_of(result) is not None:
+    if diff_in(result.details) is not None:
         return text.split("\n\n", 1)[0]
     return text
 
@@ -246,7 +238,7 @@ def _md_result(result: ToolResultMessage, standalone_name: str | None) -> list[s
     text = _result_text(result)
     if text.strip():
         out += [_fence(text, "text"), ""]
-    diff = _diff_of(result)
+    diff = diff_in(result.details)
     if diff is not None:
         out += [_fence(diff, "diff"), ""]
     for block in result.content:
@@ -373,7 +365,7 @@ def _html_result(result: ToolResultMessage, standalone_name: str | None) -> str:
     text = _result_text(result)
     if text.strip():
         parts.append(f"<pre>{_e(text)}</pre>")
-    diff = _diff_of(result)
+    diff = diff_in(result.details)
     if diff is not None:
         parts.append(f'<pre class="diff">{_html_diff(diff)}</pre>')
     parts += [_html_image(b) for b in result.content if isinstance(b, ImageContent)]
@@ -384,17 +376,8 @@ def _html_result(result: ToolResultMessage, standalone_name: str | None) -> str:
 def _html_diff(diff: str) -> str:
     lines: list[str] = []
     for line in diff.splitlines():
-        if line.startswith(("+++", "---")):
-            css = "file"
-        elif line.startswith("+"):
-            css = "add"
-        elif line.startswith("-"):
-            css = "del"
-        elif line.startswith("@@"):
-            css = "hunk"
-        else:
-            css = "ctx"
-        lines.append(f'<span class="{css}">{_e(line)}</span>')
+        # The kinds are the stylesheet's class names.
+        lines.append(f'<span class="{diff_line_kind(line)}">{_e(line)}</span>')
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from picode.ai.errors import MissingApiKeyError, ProviderSetupError
 from picode.ai.models import Model, builtin_key_variables, builtin_provider_spec
 
 if TYPE_CHECKING:
-    from picode.ai.stream import StreamOptions
+    from picode.ai.options import StreamOptions
 
 #: Sent to servers that need no key (local OpenAI-compatible servers); the SDKs insist on one.
 PLACEHOLDER_API_KEY = "picode-no-key"
@@ -75,7 +75,7 @@ class ClientSettings:
 def client_settings(
     model: Model, options: StreamOptions, *, key_required: bool = True
 ) -> ClientSettings:
-    from picode.ai.stream import DEFAULT_CONNECT_TIMEOUT_S
+    from picode.ai.options import DEFAULT_CONNECT_TIMEOUT_S
 
     idle = options.resolved_idle_timeout()
     endpoint_env = builtin_provider_spec(model.provider).get("endpoint_env")

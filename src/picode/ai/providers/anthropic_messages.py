@@ -13,7 +13,8 @@ from typing import Any, Literal
 from anthropic import AsyncAnthropic, Timeout
 
 from picode.ai.builder import MessageBuilder
-from picode.ai.models import Model, builtin_provider_spec, thinking_budget
+from picode.ai.models import Model, builtin_provider_spec
+from picode.ai.options import StreamOptions
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
@@ -24,7 +25,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
-from picode.ai.stream import StreamOptions
+from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
     Context,
@@ -37,9 +38,6 @@ from picode.ai.types import (
 )
 
 API = "anthropic-messages"
-
-#: Models on which a manual thinking budget is deprecated in favour of adaptive thinking.
-ADAPTIVE_THINKING_PREFIXES = ("claude-opus-4-6", "claude-mythos")
 
 CONTEXT_OVERFLOW_MESSAGE = (
     "model_context_window_exceeded: the conversation no longer fits in the model's context window"
@@ -122,26 +120,24 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
             }
             for tool in context.tools
         ]
-    thinking = _thinking_config(model, options, max_tokens)
-    if thinking is not None:
-        params["thinking"] = thinking
-        if "budget_tokens" in thinking and thinking["budget_tokens"] >= max_tokens:
-            params["max_tokens"] = thinking["budget_tokens"] + 1024
-    elif options.temperature is not None:
-        # This SDK version has no temperature argument; the API still takes it.
+    request = thinking_request(model, options.thinking, max_tokens)
+    if request.disabled:
+        params["thinking"] = {"type": "disabled"}
+    elif request.budget is not None:
+        params["thinking"] = {"type": "enabled", "budget_tokens": request.budget}
+        if request.budget >= max_tokens:
+            params["max_tokens"] = request.budget + 1024
+    elif request.value is not None:
+        adaptive: dict[str, Any] = {"type": "adaptive"}
+        if request.display:
+            adaptive["display"] = request.display
+        params["thinking"] = adaptive
+        params["output_config"] = {"effort": request.value}
+    if not request.thinks and options.temperature is not None:
+        # Refused alongside thinking. This SDK version has no temperature argument; the API
+        # still takes it.
         params["extra_body"] = {"temperature": options.temperature}
     return params
-
-
-def _thinking_config(
-    model: Model, options: StreamOptions, max_tokens: int
-) -> dict[str, Any] | None:
-    budget = thinking_budget(model, options.thinking, max_tokens)
-    if budget is None:
-        return None
-    if model.id.startswith(ADAPTIVE_THINKING_PREFIXES):
-        return {"type": "adaptive"}
-    return {"type": "enabled", "budget_tokens": budget}
 
 
 def _object_schema(parameters: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from typing import Any, Literal, TypeAlias
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, ModelCost
-from picode.ai.stream import StreamOptions, register_api, unregister_api
+from picode.ai.options import StreamOptions
+from picode.ai.stream import register_api, unregister_api
 from picode.ai.types import Context, Message
 
 

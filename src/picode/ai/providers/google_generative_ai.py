@@ -25,7 +25,8 @@ from google import genai
 from google.genai import types
 
 from picode.ai.builder import MessageBuilder
-from picode.ai.models import Model, thinking_budget
+from picode.ai.models import Model
+from picode.ai.options import StreamOptions
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
@@ -35,7 +36,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
-from picode.ai.stream import StreamOptions
+from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
     Context,
@@ -164,9 +165,17 @@ def build_config(
             for tool in context.tools
         ]
         config.tools = [types.Tool(function_declarations=declarations)]
-    budget = thinking_budget(model, options.thinking, max_tokens)
-    if budget is not None:
-        config.thinking_config = types.ThinkingConfig(thinking_budget=budget, include_thoughts=True)
+    request = thinking_request(model, options.thinking, max_tokens)
+    if request.disabled:
+        config.thinking_config = types.ThinkingConfig(thinking_budget=0)
+    elif request.budget is not None:
+        config.thinking_config = types.ThinkingConfig(
+            thinking_budget=request.budget, include_thoughts=True
+        )
+    elif request.value is not None:
+        config.thinking_config = types.ThinkingConfig(
+            thinking_level=types.ThinkingLevel(request.value.upper()), include_thoughts=True
+        )
     return config
 
 

@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 from openai import AsyncOpenAI, Timeout
 
 from picode.ai.builder import MessageBuilder
-from picode.ai.models import Model, builtin_provider_spec, reasoning_effort
+from picode.ai.models import Model, builtin_provider_spec
+from picode.ai.options import StreamOptions
 from picode.ai.providers._client import PLACEHOLDER_API_KEY, base_url_for, client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
@@ -31,7 +32,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
-from picode.ai.stream import StreamOptions
+from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
     Context,
@@ -149,7 +150,7 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
             }
             for tool in context.tools
         ]
-    effort = reasoning_effort(model, options.thinking)
+    effort = thinking_request(model, options.thinking).value
     if effort is not None:
         params["reasoning_effort"] = effort
     if options.temperature is not None:

@@ -22,12 +22,13 @@ from typing import Any
 from openai import APIError, AsyncOpenAI, AsyncStream, Timeout
 
 from picode.ai.builder import MessageBuilder
-from picode.ai.models import Model, reasoning_effort
+from picode.ai.models import Model
+from picode.ai.options import StreamOptions
 from picode.ai.partial_json import parse_streaming_json
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._openai_responses_history import convert_input
-from picode.ai.stream import StreamOptions
+from picode.ai.thinking import thinking_request
 from picode.ai.types import Context, TextContent, ThinkingContent
 
 API = "openai-responses"
@@ -129,9 +130,11 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
             }
             for tool in context.tools
         ]
-    effort = reasoning_effort(model, options.thinking)
-    if effort is not None:
-        params["reasoning"] = {"effort": effort, "summary": "auto"}
+    request = thinking_request(model, options.thinking)
+    if request.value == "none":
+        params["reasoning"] = {"effort": "none"}
+    elif request.value is not None:
+        params["reasoning"] = {"effort": request.value, "summary": "auto"}
     if model.reasoning:
         # Without stored responses, reasoning survives a turn only as encrypted content.
         params["include"] = ["reasoning.encrypted_content"]

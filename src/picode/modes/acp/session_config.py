@@ -16,6 +16,7 @@ from acp.schema import (
 )
 
 from picode.ai.models import THINKING_LEVELS, UnknownModelError
+from picode.ai.thinking import runs_at
 from picode.session.approval import ApprovalPolicy
 
 #: picode's approval levels (``--approve``, ``approval`` in config.toml), as ACP modes.
@@ -94,10 +95,9 @@ def set_option(session: Any, config_id: str, value: Any) -> list[str]:
             raise RequestError.invalid_params(
                 {"message": f"unknown thinking level {value!r}; one of {known}"}
             )
-        if value != "off" and not session.model.reasoning:
-            raise RequestError.invalid_params(
-                {"message": f"{session.model.ref} does not think; only 'off' applies"}
-            )
+        _, note = runs_at(session.model, value)
+        if note:
+            raise RequestError.invalid_params({"message": note})
         session.set_thinking_level(value)
         return []
     known = f"{MODEL_OPTION}, {THINKING_OPTION}"

@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from picode.ai.thinking import runs_at
 from picode.tui.completion.commands import (
     CommandRegistry,
     ParsedCommand,
@@ -187,9 +188,10 @@ class CommandController:
         for warning in choice.warnings:
             self.app.report(warning, "warning")
         if choice.thinking is not None:
-            self.app.report(f"Thinking level: {choice.thinking}")
-        if not choice.model.reasoning and session.thinking != "off":
-            self.app.report(f"{choice.model.ref} does not think: thinking is off for it.", "info")
+            self.app.report(f"Thinking level: {session.thinking_label}")
+        _, note = runs_at(choice.model, session.thinking)
+        if note:
+            self.app.report(note, "info")
 
     async def thinking(self, argument: str) -> None:
         from picode.ai.models import THINKING_LEVELS
@@ -201,13 +203,14 @@ class CommandController:
             raise CommandError(
                 f"Unknown thinking level '{argument}'. Choose one of: {', '.join(THINKING_LEVELS)}."
             )
-        if not model.reasoning:
+        _, note = runs_at(model, "high")
+        if note:
             if level in ("", "off"):
-                self.app.report(f"{model.ref} does not think; its thinking level is off.")
+                self.app.report(note)
                 if level == "off" and session.thinking != "off":
                     session.set_thinking_level("off")
                 return
-            raise CommandError(f"{model.ref} does not think; its thinking level stays off.")
+            raise CommandError(note)
         if not level:
             from picode.tui.pickers import ThinkingPicker
 
@@ -218,7 +221,7 @@ class CommandController:
                 return
             level = chosen
         session.set_thinking_level(level)  # type: ignore[arg-type]  # checked above
-        self.app.report(f"Thinking level: {level}")
+        self.app.report(f"Thinking level: {session.thinking_label}")
 
     # --- look and keys -------------------------------------------------------------------
 

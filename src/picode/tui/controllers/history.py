@@ -42,7 +42,6 @@ class HistoryPager:
         self._source = source
         self.tail_size = tail_size
         self.page_size = page_size
-        self.pages_loaded = 0
 
     def show_tail(self) -> None:
         """Render the newest messages; the rest wait behind the "earlier messages" row."""
@@ -62,7 +61,6 @@ class HistoryPager:
             self.transcript.prepend([], stop)
             return
         start, messages = _aligned(source, max(0, stop - self.page_size), stop)
-        self.pages_loaded += 1
         self.transcript.prepend(router.build_entries(messages, start), start)
 
 

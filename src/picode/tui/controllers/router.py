@@ -36,7 +36,6 @@ from picode.ai.events import (
 )
 from picode.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage
 from picode.session.events import (
-    SAVE_FAILED_SOURCE,
     AutoRetryEnd,
     AutoRetryStart,
     CompactionEnd,
@@ -48,6 +47,7 @@ from picode.session.events import (
     Notice,
     QueueChanged,
     RuleTriggered,
+    SaveFailed,
     SessionNameChanged,
     SessionSwitched,
     ThinkingLevelChanged,
@@ -236,7 +236,7 @@ class EventRouter:
                 self.queue.show(steering, follow_ups)
             case Notice(level=level, text=text, source=source):
                 self.notice(f"{source}: {text}" if source else text, level)
-                if source == SAVE_FAILED_SOURCE:
+                if isinstance(event, SaveFailed):
                     self.host.refresh_footer()  # the footer keeps the warning in view
             case McpServersChanged(servers=servers):
                 self._mcp_changed(servers)

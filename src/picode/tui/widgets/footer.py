@@ -11,6 +11,7 @@ from rich.cells import cell_len
 from textual.content import Content
 from textual.widget import Widget
 
+from picode.ai.thinking import thinking_request
 from picode.ai.untrusted import one_line
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def footer_info(
             branch=branch,
             context_window=model.context_window,
             model=model.id,
-            thinking=config.thinking,
+            thinking=thinking_request(model, config.thinking).label,
             reasoning=model.reasoning,
         )
     usage = session.usage
@@ -63,7 +64,7 @@ def footer_info(
         context_tokens=session.context_tokens,
         context_window=session.context_window,
         model=model.id,
-        thinking=session.thinking,
+        thinking=session.thinking_label,
         reasoning=model.reasoning,
         save_error=session.save_error,
     )

@@ -15,6 +15,7 @@ from textual.content import Content
 from picode.agent.tool import ToolResult
 from picode.ai.untrusted import one_line, safe, visible
 from picode.session.mcp.status import tool_display_name
+from picode.tui.diff_lines import DiffLineKind, diff_in, diff_line_kind
 
 ToolState: TypeAlias = Literal["streaming", "awaiting", "running", "success", "error"]
 
@@ -100,7 +101,7 @@ def result_body(
         if name == "bash":
             return _tail(text, limit, expanded, style="$tool-error")
         return _head(text, limit, expanded, style="$tool-error")
-    diff = _diff_text(result.details)
+    diff = diff_in(result.details)
     if name == "edit" and diff is not None:
         return render_diff(diff, None if expanded else DIFF_COLLAPSED_LINES)
     if name == "bash":
@@ -117,6 +118,15 @@ def result_body(
     return _head(text, limit, expanded) if text.strip() else _images_note(result)
 
 
+DIFF_STYLES: dict[DiffLineKind, str] = {
+    "file": "bold $diff-context",
+    "add": "$diff-added on $diff-added-background",
+    "del": "$diff-removed on $diff-removed-background",
+    "hunk": "$diff-hunk",
+    "ctx": "$diff-context",
+}
+
+
 def render_diff(diff: str, limit: int | None) -> Content:
     """A unified diff, coloured line by line."""
     lines = diff.rstrip("\n").split("\n")  # not splitlines(): a \r stays, spelled out
@@ -124,17 +134,7 @@ def render_diff(diff: str, limit: int | None) -> Content:
     rendered: list[Content] = []
     for line in shown:
         line = _clip(visible(line), MAX_LINE_CHARS)
-        if line.startswith(("+++", "---")):
-            style = "bold $diff-context"
-        elif line.startswith("+"):
-            style = "$diff-added on $diff-added-background"
-        elif line.startswith("-"):
-            style = "$diff-removed on $diff-removed-background"
-        elif line.startswith("@@"):
-            style = "$diff-hunk"
-        else:
-            style = "$diff-context"
-        rendered.append(Content.styled(line, style))
+        rendered.append(Content.styled(line, DIFF_STYLES[diff_line_kind(line)]))
     if len(shown) < len(lines):
         rendered.append(_more_note(len(lines) - len(shown), "more lines", expanded=False))
     return Content("\n").join(rendered)
@@ -165,14 +165,6 @@ def _summary_line(name: str, source: str, result: ToolResult, expanded: bool) ->
 def toggle_hint(expanded: bool) -> str:
     """What Ctrl+O does from here: the hint must name the next action, not the last one."""
     return "(ctrl+o to fold)" if expanded else "(ctrl+o to expand)"
-
-
-def _diff_text(details: Any) -> str | None:
-    if isinstance(details, dict):
-        diff = details.get("diff")
-        if isinstance(diff, str) and diff.strip():
-            return diff
-    return None
 
 
 def _images_note(result: ToolResult) -> Content | None:

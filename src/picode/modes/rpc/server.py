@@ -21,10 +21,10 @@ from picode.agent.agent import AgentBusyError
 from picode.modes.headless import Interrupts, open_session
 from picode.modes.json_lines import TooDeepError, loads_line
 from picode.modes.output import LineWriter
-from picode.modes.rpc_approval import RpcApprovals
-from picode.modes.rpc_commands import BACKGROUND, HANDLERS, Handler, RpcError
+from picode.modes.rpc.approvals import RpcApprovals
+from picode.modes.rpc.commands import BACKGROUND, HANDLERS, Handler, RpcError
 from picode.modes.serialize import RedactedEvents
-from picode.session.events import SAVE_FAILED_SOURCE, Notice
+from picode.session.events import SaveFailed
 
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
@@ -72,7 +72,7 @@ async def _serve(options: Any) -> int:
 def _report_save_failure(event: Any, write: Callable[[dict[str, Any]], None]) -> None:
     """Besides its notice, a failed save is an ``error`` event: a client must not take
     the conversation for saved."""
-    if isinstance(event, Notice) and event.source == SAVE_FAILED_SOURCE:
+    if isinstance(event, SaveFailed):
         write({"type": "error", "command": None, "error": event.text})
 
 

@@ -14,7 +14,7 @@ from picode.ai.models import THINKING_LEVELS, Model, UnknownModelError
 from picode.ai.types import ImageContent, message_to_dict
 
 if TYPE_CHECKING:
-    from picode.modes.rpc_approval import RpcApprovals
+    from picode.modes.rpc.approvals import RpcApprovals
     from picode.session.agent_session import AgentSession
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from picode.ai.types import Message
 
 
-class Transcript(list[Message]):
+class MessageLog(list[Message]):
     """A list, so every reader can index, slice and iterate it as one; changed only through
     ``append``/``replace``/``truncate``, always in place, so a reference never goes stale."""
 
