@@ -149,7 +149,8 @@ def _key_state(info: ProviderInfo, env: Mapping[str, str], auth: object) -> str:
         for variable in info.login_env:
             if env.get(variable, "").strip():
                 return f"key: not set, login from {variable}"
-        return f"key: missing, set {names} (or log in: {', '.join(info.login_env)})"
+        logins = ", ".join(info.login_env[:2]) + (", ..." if len(info.login_env) > 2 else "")
+        return f"key: missing, set {names} (or log in: {logins})"
     return f"key: missing, set {names}"
 
 

@@ -231,3 +231,15 @@ def test_a_local_servers_stated_context_is_used_for_an_unknown_id(
     assert state["context_window"] == 40960
     warning = next(line for line in result.stderr.splitlines() if "model list" in line)
     assert "using the server's limits (40,960 context" in warning
+
+
+def test_bedrock_and_vertex_say_which_login_they_see(picode: PicodeEnv) -> None:
+    env = {**local_servers(), "AWS_PROFILE": "work"}
+
+    result = picode.run("--list-models", "bedrock", env=env)
+    vertex = picode.run("--list-models", "vertex", env=local_servers())
+
+    assert result.returncode == 0, result.stderr
+    assert "key: not set, login from AWS_PROFILE" in section(result, "bedrock")[0]
+    header = section(vertex, "vertex")[0]
+    assert "key: missing, set ANTHROPIC_VERTEX_ACCESS_TOKEN (or log in: " in header
