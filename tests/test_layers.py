@@ -1,4 +1,4 @@
-"""The import contract (SPEC §2): layers import downward only.
+"""The import contract (docs/architecture.md): layers import downward only.
 
 ``ai`` ← ``agent`` ← ``tools`` / ``session`` ← ``tui`` / ``modes``; siblings never import
 each other; the composition root (``cli``, ``launch``) may import anything. Every import
@@ -94,12 +94,12 @@ def test_the_reach_in_check_itself(tmp_path: Path) -> None:
     ("layer", "source", "bad"),
     [
         ("ai", "from picode.agent.tool import ToolError\n", True),
-        ("agent", "def f():\n    import picode.session.config\n", True),
+        ("agent", "def f():\n    import picode.session.config.settings\n", True),
         ("tools", "from picode.session.paths import Paths\n", True),
         ("session", "from picode.tui.app import PicodeApp\n", True),
         ("tui", "from picode.modes.rpc.server import run_rpc\n", True),
         ("tui", "from picode.launch import quick_view\n", True),
-        ("tui", "from picode.session.trust import ProjectTrust\n", False),
+        ("tui", "from picode.session.safety.trust import ProjectTrust\n", False),
         ("tools", "from picode.agent.tool import BaseTool\n", False),
     ],
 )
@@ -132,3 +132,44 @@ def test_the_app_import_check_itself(tmp_path: Path) -> None:
         "if TYPE_CHECKING:\n    from picode.tui.app import PicodeApp\n"
     )
     assert app_imports(tmp_path) == ["tui/controllers/a.py"]
+
+
+#: The session's packages: front ends import each one's face (its ``__init__``), never its
+#: rooms. The session's own top-level modules are its API.
+SESSION_PACKAGES = frozenset(
+    {"store", "config", "recovery", "extensions", "safety", "models", "mcp"}
+)
+
+
+def rooms_entered(root: Path = SOURCE) -> list[str]:
+    found: list[str] = []
+    for layer in ("tui", "modes"):
+        for path in (root / layer).rglob("*.py"):
+            for name in imports_of(path):
+                pieces = name.split(".")
+                entered = len(pieces) > 3 and pieces[2] in SESSION_PACKAGES
+                if pieces[:2] == ["picode", "session"] and entered:
+                    found.append(f"{path.relative_to(root)} imports {name}")
+    return found
+
+
+def test_front_ends_import_the_session_packages_through_their_faces() -> None:
+    assert rooms_entered() == []
+
+
+def test_the_faces_name_only_what_their_rooms_hold() -> None:
+    import importlib
+
+    for package in sorted(SESSION_PACKAGES):
+        face = importlib.import_module(f"picode.session.{package}")
+        for name in face.__all__:
+            assert getattr(face, name) is not None, f"picode.session.{package}.{name}"
+
+
+def test_the_face_check_sees_a_room_entered(tmp_path: Path) -> None:
+    tui = tmp_path / "tui"
+    tui.mkdir()
+    (tmp_path / "modes").mkdir()
+    (tui / "x.py").write_text("from picode.session.store.index import SessionSummary\n")
+    (tui / "y.py").write_text("from picode.session.store import SessionSummary\n")
+    assert rooms_entered(tmp_path) == ["tui/x.py imports picode.session.store.index"]

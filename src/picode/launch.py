@@ -133,7 +133,7 @@ def _launch(args: argparse.Namespace) -> int:
 def assess_trust(args: argparse.Namespace) -> Any:
     """What this folder's ``.picode/`` holds that needs trust (a ``ProjectTrust``)."""
     from picode.session.paths import resolve_paths
-    from picode.session.trust import assess_project
+    from picode.session.safety.trust import assess_project
 
     return assess_project(resolve_paths(), Path.cwd(), override=args.trust_project)
 
@@ -141,14 +141,14 @@ def assess_trust(args: argparse.Namespace) -> Any:
 def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -> Prepared:
     """``trust``: the folder's trust as the TUI settled it; assessed here when None."""
     from picode.ai.models import builtin_registry
-    from picode.session.config import load_config
-    from picode.session.config_providers import apply_providers
-    from picode.session.credentials import Credentials
-    from picode.session.model_choice import choose_model
+    from picode.session.config.providers import apply_providers
+    from picode.session.config.settings import load_config
+    from picode.session.models.choice import choose_model
+    from picode.session.models.credentials import Credentials
     from picode.session.options import SessionOptions
     from picode.session.paths import resolve_paths
-    from picode.session.private_files import ensure_private_dirs
-    from picode.session.secrets import model_command_environment
+    from picode.session.safety.private_files import ensure_private_dirs
+    from picode.session.safety.secrets import model_command_environment
     from picode.tools import coding_tools
 
     cwd = Path.cwd()
@@ -350,7 +350,7 @@ def pick_default_model(registry: ModelRegistry, credentials: Any) -> Any:
 
 def require_key(options: Any, *, explicit: bool) -> None:
     """Fail before any work when the model's provider has no key; name what to set."""
-    from picode.session.credentials import Credentials, MissingApiKeyError
+    from picode.session.models.credentials import Credentials, MissingApiKeyError
 
     credentials = Credentials(options.registry, options.paths)
     try:

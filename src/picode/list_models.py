@@ -32,9 +32,9 @@ class Row:
 def run_list_models(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print the list; always exit 0 (what is missing is said in the list itself)."""
     from picode.launch import assess_trust
-    from picode.session.auth import AuthStore
-    from picode.session.config import load_config
-    from picode.session.config_providers import apply_providers
+    from picode.session.config.providers import apply_providers
+    from picode.session.config.settings import load_config
+    from picode.session.models.auth import AuthStore
     from picode.session.paths import resolve_paths
 
     stream = out or sys.stdout
@@ -56,7 +56,7 @@ def render(
     registry: ModelRegistry, needle: str, env: Mapping[str, str], auth: object = None
 ) -> str:
     """The whole listing; ``needle`` is a case-insensitive substring of provider/id."""
-    from picode.session.config_providers import base_url_for
+    from picode.session.config.providers import base_url_for
 
     wanted = needle.strip().lower()
     servers = _probe_local(registry, env)
@@ -103,7 +103,7 @@ def _probe_local(
     registry: ModelRegistry, env: Mapping[str, str]
 ) -> dict[str, list[ServerModel] | ServerModelsError]:
     from picode.ai.server_models import probe_servers
-    from picode.session.config_providers import api_key_for, base_url_for
+    from picode.session.config.providers import api_key_for, base_url_for
 
     targets: dict[str, tuple[str, str | None, float]] = {}
     for name, info in registry.providers.items():

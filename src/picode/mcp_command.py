@@ -39,9 +39,9 @@ def run_mcp_command(
 
 
 def _list(out: TextIO, err: TextIO) -> int:
-    from picode.session.config import load_config
+    from picode.session.config.settings import load_config
     from picode.session.paths import resolve_paths
-    from picode.session.trust import assess_project
+    from picode.session.safety.trust import assess_project
 
     paths = resolve_paths()
     cwd = Path.cwd()
@@ -120,8 +120,8 @@ def _write_server(name: str, table: dict[str, object], out: TextIO, err: TextIO)
     import tomlkit
     from pydantic import ValidationError
 
-    from picode.session.config_mcp import McpSettings
-    from picode.session.config_write import ConfigWriteError, edit_user_config
+    from picode.session.config.mcp import McpSettings
+    from picode.session.config.write import ConfigWriteError, edit_user_config
     from picode.session.paths import resolve_paths
 
     try:

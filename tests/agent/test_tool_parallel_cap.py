@@ -10,7 +10,7 @@ from picode.agent.tool import BaseTool, OnUpdate, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ToolResultMessage
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from tests.agent.fakes import FakeTextParams, faux, make_agent, run
 from tests.session.conftest import SessionHarness
 

@@ -10,7 +10,7 @@ import pytest
 
 from picode.cli import main
 from picode.mcp_command import run_mcp_command
-from picode.session.config import load_config
+from picode.session.config.settings import load_config
 from picode.session.paths import Paths, resolve_paths
 
 

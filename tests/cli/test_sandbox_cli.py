@@ -116,7 +116,7 @@ def test_print_mode_sandboxes_the_models_bash_by_default(
 
 def test_the_launcher_protects_picodes_own_folders(tmp_path: Path) -> None:
     from picode.launch import sandbox_config
-    from picode.session.config import SandboxSettings, Settings
+    from picode.session.config.settings import SandboxSettings, Settings
     from picode.session.paths import resolve_paths
 
     paths = resolve_paths({"PICODE_HOME": str(tmp_path)})

@@ -12,7 +12,7 @@ from picode.ai.types import AssistantMessage, TextContent
 from picode.modes.acp.updates import ReplyChunks
 from picode.modes.output import LineWriter
 from picode.modes.serialize import RedactedEvents
-from picode.session.secrets import remember_secret
+from picode.session.safety.secrets import remember_secret
 
 KEY = "split-stream-key-0f3a9c-plain"
 GHP = "ghp_" + "S7p8L9i0" * 4 + "tTeD"

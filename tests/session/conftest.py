@@ -12,7 +12,7 @@ import pytest
 from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxProvider
 from picode.session.agent_session import AgentSession, SessionOptions
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.session.paths import Paths, resolve_paths
 from picode.tools import coding_tools
 

@@ -12,8 +12,7 @@ import pytest
 from picode.agent.events import AgentEnd
 from picode.ai.providers.faux import FauxText, FauxToolCall, FauxTurn, text_turn, tool_turn
 from picode.ai.types import AssistantMessage, ToolResultMessage, UserMessage
-from picode.session.approval import ApprovalDecision, ApprovalRequest
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.session.events import (
     AutoRetryEnd,
     AutoRetryStart,
@@ -22,8 +21,9 @@ from picode.session.events import (
     EditGuardAbort,
     RuleTriggered,
 )
-from picode.session.rules import is_reminder
-from picode.session.store import is_compaction_summary
+from picode.session.recovery.rules import is_reminder
+from picode.session.safety.approval import ApprovalDecision, ApprovalRequest
+from picode.session.store.sessions import is_compaction_summary
 
 from .conftest import SessionHarness, run
 

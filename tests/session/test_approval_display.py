@@ -8,7 +8,7 @@ import pytest
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ToolResultMessage
-from picode.session.approval import (
+from picode.session.safety.approval import (
     ApprovalDecision,
     ApprovalPolicy,
     ApprovalRequest,

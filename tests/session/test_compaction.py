@@ -20,7 +20,7 @@ from picode.ai.types import (
     Usage,
     UserMessage,
 )
-from picode.session.compaction import (
+from picode.session.recovery.compaction import (
     TOOL_RESULT_LIMIT,
     CompactionError,
     context_tokens,
@@ -33,7 +33,7 @@ from picode.session.compaction import (
     smaller_tail,
     summarize,
 )
-from picode.session.store_format import compaction_summary_message
+from picode.session.store.format import compaction_summary_message
 
 _clock = itertools.count(1_000_000)
 

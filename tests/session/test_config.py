@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from picode.ai.models import builtin_registry
-from picode.session.auth import AuthFileError, AuthStore
-from picode.session.config import ConfigProblem, Settings, load_config
-from picode.session.config_providers import api_key_for, apply_providers, base_url_for
+from picode.session.config.providers import api_key_for, apply_providers, base_url_for
+from picode.session.config.settings import ConfigProblem, Settings, load_config
+from picode.session.models.auth import AuthFileError, AuthStore
 from picode.session.paths import Paths
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from picode.session.config import load_config
+from picode.session.config.settings import load_config
 from picode.session.paths import Paths
-from picode.session.trust import assess_project
+from picode.session.safety.trust import assess_project
 
 
 def write(path: Path, text: str) -> Path:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from picode.session.config import load_config
+from picode.session.config.settings import load_config
 from picode.session.paths import Paths
 from tests.session.test_config import write_project, write_user
 

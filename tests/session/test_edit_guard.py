@@ -14,7 +14,7 @@ from picode.ai.partial_json import parse_streaming_json
 from picode.ai.providers.faux import FauxProvider, FauxToolCall, FauxTurn
 from picode.ai.stream import stream_simple
 from picode.ai.types import AssistantMessage, Context, ToolCall, UserMessage
-from picode.session.edit_guard import EditGuard
+from picode.session.recovery.edit_guard import EditGuard
 from picode.tools._files import Decoded
 from picode.tools._fuzzy import find_matches
 from picode.tools.edit import EditTool

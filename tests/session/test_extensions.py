@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from picode.agent.tool import ToolResult
-from picode.session import extensions as extensions_module
-from picode.session.extensions import ExtensionHost
+from picode.session.extensions import loader as extensions_module
+from picode.session.extensions.loader import ExtensionHost
 
 
 @dataclass

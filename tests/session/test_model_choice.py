@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from picode.ai.models import UnknownModelError, builtin_registry
-from picode.session.credentials import Credentials
 from picode.session.events import ModelChanged, ThinkingLevelChanged
-from picode.session.model_choice import choose_model
+from picode.session.models.choice import choose_model
+from picode.session.models.credentials import Credentials
 from picode.session.paths import resolve_paths
 
 from .conftest import SessionHarness, run

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from picode.ai.models import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, builtin_registry
-from picode.session.credentials import Credentials
-from picode.session.model_choice import choose_model
+from picode.session.models.choice import choose_model
+from picode.session.models.credentials import Credentials
 from picode.session.paths import resolve_paths
 from tests.providers.test_server_models import closed_port
 from tests.wire.server import WireServer, json_response

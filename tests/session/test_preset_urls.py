@@ -9,9 +9,9 @@ import pytest
 
 from picode.ai.errors import MissingApiKeyError
 from picode.ai.models import builtin_registry
-from picode.session.config import load_config
-from picode.session.config_providers import apply_providers, base_url_for, missing_endpoint
-from picode.session.credentials import Credentials
+from picode.session.config.providers import apply_providers, base_url_for, missing_endpoint
+from picode.session.config.settings import load_config
+from picode.session.models.credentials import Credentials
 from picode.session.paths import Paths, resolve_paths
 
 from .test_config import write_user

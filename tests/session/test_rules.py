@@ -23,7 +23,7 @@ from picode.ai.types import (
     ToolCall,
     UserMessage,
 )
-from picode.session.rules import (
+from picode.session.recovery.rules import (
     WINDOW,
     Rule,
     RuleMatcher,

@@ -10,7 +10,7 @@ import pytest
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ToolResultMessage
-from picode.session.approval import ApprovalDecision, ApprovalRequest
+from picode.session.safety.approval import ApprovalDecision, ApprovalRequest
 from picode.tools import SandboxConfig, coding_tools
 from tests.session.conftest import SessionHarness, run
 

@@ -10,9 +10,9 @@ from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.redaction import redact_text
 from picode.ai.types import ToolResultMessage
-from picode.session.config import Settings, load_config
+from picode.session.config.settings import Settings, load_config
 from picode.session.paths import Paths
-from picode.session.secrets import (
+from picode.session.safety.secrets import (
     command_environment,
     looks_secret,
     model_command_environment,

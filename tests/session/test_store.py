@@ -27,9 +27,10 @@ from picode.ai.types import (
     UserMessage,
     message_to_dict,
 )
-from picode.session import store as store_module
-from picode.session import store_file as store_file_module
-from picode.session.store import (
+from picode.session.store import file as store_file_module
+from picode.session.store import sessions as store_module
+from picode.session.store.format import encode_cwd
+from picode.session.store.sessions import (
     AmbiguousSessionError,
     SessionFile,
     SessionNotFoundError,
@@ -38,7 +39,6 @@ from picode.session.store import (
     compaction_summary_message,
     is_compaction_summary,
 )
-from picode.session.store_format import encode_cwd
 
 
 @pytest.fixture
@@ -155,7 +155,7 @@ import sys
 from pathlib import Path
 from typing import Any
 from picode.ai.types import UserMessage
-from picode.session.store import SessionStore
+from picode.session.store.sessions import SessionStore
 session = SessionStore(Path(sys.argv[1])).create(Path(sys.argv[2]))
 i = 0
 while True:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from picode.session.persistence import Restored
+from picode.session.store.recorder import Restored
 from picode.session.switching import saved_thinking
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from picode.session.config import load_config
+from picode.session.config.settings import load_config
 from picode.session.paths import Paths
+from picode.session.safety.trust import TrustStore, assess_project, record_decision
 from picode.session.system_prompt import build_system_prompt
-from picode.session.trust import TrustStore, assess_project, record_decision
 
 
 def write(path: Path, text: str) -> Path:

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from picode.session.extensions import ExtensionHost
+from picode.session.extensions.loader import ExtensionHost
 from picode.session.paths import Paths
-from picode.session.trust import assess_project, record_decision
-from picode.session.trust_scan import MAX_BYTES, MAX_FILES
+from picode.session.safety.trust import assess_project, record_decision
+from picode.session.safety.trust_scan import MAX_BYTES, MAX_FILES
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="symlinks and sparse files")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from picode.session.secrets import remember_secret
+from picode.session.safety.secrets import remember_secret
 from picode.tools import coding_tools
 from picode.tools.bash import BashTool
 from tests.tools.helpers import run

@@ -14,7 +14,7 @@ from picode.ai.abort import AbortSignal
 from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxProvider
 from picode.session.agent_session import AgentSession
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.session.options import SessionOptions
 from picode.session.paths import resolve_paths
 from picode.tools import coding_tools

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ToolResultMessage
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.tui.approval import ARM_DELAY_S, ApprovalPrompt
 from picode.tui.widgets.tool_call import ToolCallView
 

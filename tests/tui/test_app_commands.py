@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 from picode.ai.providers.faux import text_turn
-from picode.session.config import CompactionSettings, Settings
+from picode.session.config.settings import CompactionSettings, Settings
 from picode.tui.widgets.info import InfoView
 from picode.tui.widgets.notice import WelcomeView
 

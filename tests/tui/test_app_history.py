@@ -7,7 +7,7 @@ from typing import Any
 
 from picode.ai.providers.faux import text_turn
 from picode.ai.types import AssistantMessage, TextContent, UserMessage
-from picode.session.store import SessionStore
+from picode.session.store.sessions import SessionStore
 from picode.tui.controllers.history import PAGE_SIZE, TAIL_SIZE
 from picode.tui.widgets.messages import AssistantMessageView, UserMessageView
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
-from picode.session.approval import ApprovalRequest
-from picode.session.config import McpServer
+from picode.session.config.settings import McpServer
+from picode.session.safety.approval import ApprovalRequest
 from picode.tui.approval import title_for
 from picode.tui.widgets.info import InfoView
 from picode.tui.widgets.tool_call import ToolCallView

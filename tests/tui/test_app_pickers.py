@@ -317,7 +317,7 @@ def _picking_app(tui: TuiHarness, faux: Any) -> PicodeApp:
 
 @pytest.mark.usefixtures("picode_home")
 def test_resume_without_an_id_shows_the_picker_before_opening(tui: TuiHarness) -> None:
-    from picode.session.store import SessionStore
+    from picode.session.store.sessions import SessionStore
 
     store = SessionStore(tui.paths.sessions_dir)
     earlier = store.create(tui.cwd)
@@ -358,7 +358,7 @@ def test_resume_picker_at_start_cancelled_opens_a_new_session(tui: TuiHarness) -
 def test_a_session_that_cannot_be_resumed_at_start_is_reported_and_a_new_one_opens(
     tui: TuiHarness,
 ) -> None:
-    from picode.session.store import SessionStore
+    from picode.session.store.sessions import SessionStore
 
     store = SessionStore(tui.paths.sessions_dir)
     doomed = store.create(tui.cwd)

@@ -234,7 +234,7 @@ def test_a_key_routed_to_the_placeholder_as_the_editor_takes_over_is_passed_on(
 
 
 def test_after_a_failed_start_typing_is_kept_and_new_opens_a_session(tui: TuiHarness) -> None:
-    from picode.session.store import SessionNotFoundError
+    from picode.session.store.sessions import SessionNotFoundError
 
     from .conftest import has_notice, send
 

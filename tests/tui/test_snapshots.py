@@ -15,7 +15,7 @@ from picode.ai.providers.faux import (
     FauxTurn,
     text_turn,
 )
-from picode.session.config import Settings
+from picode.session.config.settings import Settings
 from picode.tui.app import PicodeApp
 from picode.tui.widgets.notice import NoticeView
 from picode.tui.widgets.tool_call import ToolCallView

@@ -15,8 +15,8 @@ import pytest
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import UserMessage
-from picode.session.config import Settings
-from picode.session.store import SessionStore
+from picode.session.config.settings import Settings
+from picode.session.store.sessions import SessionStore
 from picode.tui.app import PicodeApp
 from picode.tui.pickers import ModelPicker, SessionPicker
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.content import Content
 
-from picode.session.store_index import SessionSummary
+from picode.session.store.index import SessionSummary
 from picode.tui.completion.popup import CompletionItem, _prompt
 from picode.tui.pickers.session_picker import _title
 from picode.tui.widgets.footer import FooterInfo, InfoFooter, git_branch

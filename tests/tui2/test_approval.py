@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.widgets import Input
 
-from picode.session.approval import ApprovalDecision, ApprovalRequest, preview_for
+from picode.session.safety.approval import ApprovalDecision, ApprovalRequest, preview_for
 from picode.tui.approval import ARM_DELAY_S, ApprovalPrompt, ask_approval, render_preview
 
 from .conftest import FakeClock, WidgetHost, run, wait_until

@@ -200,7 +200,7 @@ def test_exports_are_private_and_carry_no_key_or_token(tmp_path: Path) -> None:
     import stat
 
     from picode.ai.types import UserMessage
-    from picode.session.secrets import remember_secret
+    from picode.session.safety.secrets import remember_secret
 
     remember_secret("plain-local-token-93f1")  # shaped like no known key format
     existing = tmp_path / "picode-session-0123abcd.md"

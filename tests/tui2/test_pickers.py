@@ -10,8 +10,8 @@ import pytest
 
 from picode.ai.models import Model, ModelCost
 from picode.ai.types import UserMessage
-from picode.session.store import SessionStore
-from picode.session.store_index import SessionSummary
+from picode.session.store.index import SessionSummary
+from picode.session.store.sessions import SessionStore
 from picode.tui.pickers import (
     ForkPicker,
     ModelPicker,

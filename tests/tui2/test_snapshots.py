@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.widgets import Input
 
-from picode.session.approval import ApprovalRequest, preview_for
+from picode.session.safety.approval import ApprovalRequest, preview_for
 from picode.tui.approval import ApprovalPrompt
 from picode.tui.pickers import ModelPicker, SessionPicker
 

@@ -95,7 +95,7 @@ class Interrupts:
 async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequence[Any]) -> int:
     from picode.agent.agent import AgentBusyError
     from picode.modes.terminal_approver import terminal_approver
-    from picode.session.credentials import MissingApiKeyError
+    from picode.session.models import MissingApiKeyError
 
     if options.approver is None:
         options.approver = terminal_approver()

@@ -150,7 +150,7 @@ def session_header(session: Any) -> dict[str, Any]:
     header: dict[str, Any] | None = session.session_header()
     if header is not None:
         return header
-    from picode.session.store_format import FORMAT_VERSION, now_ms
+    from picode.session.store import FORMAT_VERSION, now_ms
 
     return {
         "type": "session",

@@ -8,7 +8,7 @@ import os
 import threading
 
 from picode.ai.untrusted import one_line
-from picode.session.approval import ApprovalDecision, ApprovalRequest, Approver
+from picode.session.safety import ApprovalDecision, ApprovalRequest, Approver
 
 TTY_PATH = "/dev/tty"
 

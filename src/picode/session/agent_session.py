@@ -44,14 +44,6 @@ from picode.ai.types import (
     UserContent,
     UserMessage,
 )
-from picode.session.approval import (
-    ApprovalGate,
-    ApprovalPolicy,
-    Approver,
-    ProtectedPaths,
-    offer_escalation,
-)
-from picode.session.credentials import Credentials
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
     AnySessionEvent,
@@ -63,16 +55,24 @@ from picode.session.events import (
     SessionNameChanged,
     ThinkingLevelChanged,
 )
-from picode.session.extensions import Command, ExtensionHost
+from picode.session.extensions.loader import Command, ExtensionHost
 from picode.session.mcp.status import McpServerStatus
-from picode.session.model_choice import ModelChoice, choose_model
+from picode.session.models.choice import ModelChoice, choose_model
+from picode.session.models.credentials import Credentials
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
-from picode.session.persistence import Restored, SessionRecorder
-from picode.session.recovery import RecoveryPlanner, RequestSeams
-from picode.session.rules import load_rules
-from picode.session.secrets import redact_tool_result
-from picode.session.store import SessionStore
+from picode.session.recovery.planner import RecoveryPlanner, RequestSeams
+from picode.session.recovery.rules import load_rules
+from picode.session.safety.approval import (
+    ApprovalGate,
+    ApprovalPolicy,
+    Approver,
+    ProtectedPaths,
+    offer_escalation,
+)
+from picode.session.safety.secrets import redact_tool_result
+from picode.session.store.recorder import Restored, SessionRecorder
+from picode.session.store.sessions import SessionStore
 from picode.session.switching import saved_choices, switch_to
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
@@ -399,7 +399,7 @@ class AgentSession:
 
     @property
     def context_tokens(self) -> int:
-        from picode.session.compaction import context_tokens
+        from picode.session.recovery.compaction import context_tokens
 
         return context_tokens(self.messages)
 

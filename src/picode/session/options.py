@@ -13,9 +13,9 @@ from picode.ai.stream import stream_simple
 
 if TYPE_CHECKING:
     from picode.agent.tool import AgentTool
-    from picode.session.approval import ApprovalPolicy, Approver
-    from picode.session.config import Settings
+    from picode.session.config.settings import Settings
     from picode.session.paths import Paths
+    from picode.session.safety.approval import ApprovalPolicy, Approver
 
 
 @dataclass(slots=True)
@@ -37,7 +37,7 @@ class SessionOptions:
     approval: ApprovalPolicy | None = None
     load_extensions: bool = True
     #: The person trusts this folder: its ``.picode/`` extensions, rules and SYSTEM.md apply
-    #: (session/trust.py). Off unless a front end says so.
+    #: (session/safety/trust.py). Off unless a front end says so.
     project_trusted: bool = False
     stream_fn: Callable[..., Any] = stream_simple
     #: Chosen on the command line: they win over what a resumed session recorded.

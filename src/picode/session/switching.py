@@ -18,9 +18,9 @@ from picode.session.usage import SessionUsage
 if TYPE_CHECKING:
     from picode.agent.agent import Agent
     from picode.ai.models import Model, ModelRegistry, ThinkingLevel
-    from picode.session.approval import ApprovalGate
-    from picode.session.persistence import Restored, SessionRecorder
-    from picode.session.recovery import RecoveryPlanner
+    from picode.session.recovery.planner import RecoveryPlanner
+    from picode.session.safety.approval import ApprovalGate
+    from picode.session.store.recorder import Restored, SessionRecorder
 
 
 class Switchable(Protocol):

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from picode.session.safety import ProjectTrust
     from picode.session.startup import Prepared, QuickView
-    from picode.session.trust import ProjectTrust
     from picode.tui.app import PicodeApp
 
 

@@ -27,8 +27,8 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from picode.ai.untrusted import one_line
-from picode.session.approval import ApprovalDecision, ApprovalRequest
-from picode.session.mcp.status import tool_display_name
+from picode.session.mcp import tool_display_name
+from picode.session.safety import ApprovalDecision, ApprovalRequest
 
 ARM_DELAY_S = 0.3
 #: Lines of a write or edit preview (a command is always shown whole).

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from picode.ai.models import Model
     from picode.session.agent_session import AgentSession
     from picode.session.options import SessionOptions
+    from picode.session.safety import ProjectTrust
     from picode.session.startup import Prepared, QuickView
-    from picode.session.trust import ProjectTrust
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ from picode.ai.types import (
     UserMessage,
 )
 from picode.ai.untrusted import safe, visible
-from picode.session.store_format import redact_secrets
+from picode.session.store import redact_secrets
 from picode.tui.diff_lines import diff_in, diff_line_kind
 from picode.tui.widgets.tool_render import key_argument
 

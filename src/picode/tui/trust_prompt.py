@@ -22,7 +22,7 @@ from picode.ai.untrusted import one_line
 from picode.tui.pickers.base import PickList
 
 if TYPE_CHECKING:
-    from picode.session.trust import ProjectTrust
+    from picode.session.safety import ProjectTrust
 
 #: "later": not trusted this time, asked again next time.
 TrustAnswer = Literal["trusted", "untrusted", "later"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from picode.session.config import McpServer, McpSettings, Settings
+from picode.session.config.settings import McpServer, McpSettings, Settings
 from picode.session.events import McpServersChanged
 from picode.session.mcp.status import McpServerStatus
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from picode.session.config_mcp import McpServer
+from picode.session.config.mcp import McpServer
 from picode.session.mcp.connection import McpConnection
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mcp import types
 
-from picode.session.config_mcp import McpServer
+from picode.session.config.mcp import McpServer
 from picode.session.mcp.manager import McpManager
 
 

@@ -12,9 +12,9 @@ import pytest
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ImageContent, ToolResultMessage
 from picode.session.agent_session import AgentSession
-from picode.session.approval import ApprovalDecision, ApprovalRequest
-from picode.session.config import McpServer, load_config
+from picode.session.config.settings import McpServer, load_config
 from picode.session.mcp.content import MAX_LINES
+from picode.session.safety.approval import ApprovalDecision, ApprovalRequest
 from tests.session.conftest import SessionHarness, run
 from tests.session.mcp.conftest import (
     StateWatch,

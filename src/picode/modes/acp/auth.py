@@ -14,7 +14,7 @@ from typing import Any
 from acp import RequestError
 from acp.schema import AuthEnvVar, AuthMethodAgent, EnvVarAuthMethod, TerminalAuthMethod
 
-from picode.session.credentials import Credentials
+from picode.session.models import Credentials
 
 #: The method that reads picode's own files (auth.json, config.toml).
 FILES_METHOD = "picode-config"

@@ -62,8 +62,8 @@ from picode.modes.acp.updates import (
     tool_started,
 )
 from picode.modes.output import warn
-from picode.session.approval import ApprovalDecision, ApprovalRequest
 from picode.session.events import Notice
+from picode.session.safety import ApprovalDecision, ApprovalRequest
 from picode.tools import DISK, BashTool, FileAccess, coding_tools
 
 log = logging.getLogger(__name__)
@@ -283,7 +283,7 @@ class PicodeAcpAgent:
         """The launch folder keeps the trust the launcher settled (``--trust-project``
         included); any other folder an editor opens is trusted only if the person trusted
         it (from the TUI) and its gated files have not changed since."""
-        from picode.session.trust import assess_project
+        from picode.session.safety import assess_project
 
         if folder.resolve() == self.options.cwd.resolve():
             return bool(self.options.project_trusted)
@@ -298,7 +298,7 @@ class PicodeAcpAgent:
         return DISK
 
     def _tools(self, folder: Path, link: SessionLink, files: FileAccess) -> list[Any]:
-        from picode.session.secrets import model_command_environment, unset_script
+        from picode.session.safety import model_command_environment, unset_script
 
         settings = self.options.settings
         timeout = settings.bash.default_timeout_s
@@ -397,7 +397,7 @@ class PicodeAcpAgent:
 
     async def _run_prompt(self, hosted: Hosted, prompt: list[Any]) -> PromptResponse:
         from picode.agent.agent import AgentBusyError
-        from picode.session.credentials import MissingApiKeyError
+        from picode.session.models import MissingApiKeyError
 
         session = hosted.session
         text, attachments = prompt_parts(prompt)

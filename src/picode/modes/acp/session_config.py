@@ -17,7 +17,7 @@ from acp.schema import (
 
 from picode.ai.models import THINKING_LEVELS, UnknownModelError
 from picode.ai.thinking import runs_at
-from picode.session.approval import ApprovalPolicy
+from picode.session.safety import ApprovalPolicy
 
 #: picode's approval levels (``--approve``, ``approval`` in config.toml), as ACP modes.
 MODES: dict[ApprovalPolicy, SessionMode] = {

@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from picode.session.approval import ApprovalDecision, ApprovalRequest
+from picode.session.safety import ApprovalDecision, ApprovalRequest
 
 DECISIONS = ("yes", "always", "no")
 

@@ -182,7 +182,7 @@ class RpcServer:
     async def run_command(
         self, handler: Handler, name: str, request_id: Any, command: dict[str, Any]
     ) -> None:
-        from picode.session.credentials import MissingApiKeyError
+        from picode.session.models import MissingApiKeyError
 
         try:
             data = await handler(self, command)

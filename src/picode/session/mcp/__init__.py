@@ -6,6 +6,6 @@ the session loads when at least one server is enabled.
 
 from __future__ import annotations
 
-from picode.session.mcp.status import McpServerStatus, McpState
+from picode.session.mcp.status import McpServerStatus, McpState, tool_display_name
 
-__all__ = ["McpServerStatus", "McpState"]
+__all__ = ["McpServerStatus", "McpState", "tool_display_name"]

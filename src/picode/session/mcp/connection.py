@@ -25,7 +25,7 @@ from mcp.shared.message import SessionMessage
 
 from picode import __version__
 from picode.agent.tool import ToolError
-from picode.session.config_mcp import McpServer
+from picode.session.config.mcp import McpServer
 from picode.session.mcp.status import McpServerStatus, McpState
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from picode.agent.tool import AgentTool
-from picode.session.config_mcp import McpServer
+from picode.session.config.mcp import McpServer
 from picode.session.mcp.connection import McpConnection
 from picode.session.mcp.status import McpServerStatus
 from picode.session.mcp.tool import McpTool, model_tool_name

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from picode.session.agent_session import AgentSession
-    from picode.session.approval import ApprovalDecision, ApprovalRequest
+    from picode.session.safety import ApprovalDecision, ApprovalRequest
     from picode.tui.approval import ApprovalPrompt
 
 
@@ -67,7 +67,7 @@ class ApprovalController:
             self.prompt.cancel("picode is closing.")
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        from picode.session.approval import ApprovalDecision
+        from picode.session.safety import ApprovalDecision
         from picode.tui.approval import ARM_DELAY_S, ask_approval
 
         if self._turn is None:

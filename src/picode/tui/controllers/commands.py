@@ -242,8 +242,7 @@ class CommandController:
 
     def _theme_chosen(self, name: str) -> None:
         """Kept in the person's config.toml, as pi and Claude Code keep it."""
-        from picode.session.config import CONFIG_FILE_NAME
-        from picode.session.config_write import ConfigWriteError, set_user_setting
+        from picode.session.config import CONFIG_FILE_NAME, ConfigWriteError, set_user_setting
 
         folder = self.app.config.config_dir
         if folder is None:

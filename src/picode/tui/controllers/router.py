@@ -52,7 +52,7 @@ from picode.session.events import (
     SessionSwitched,
     ThinkingLevelChanged,
 )
-from picode.session.mcp.status import McpServerStatus
+from picode.session.mcp import McpServerStatus
 from picode.tui.controllers.retries import RetryTracker
 from picode.tui.widgets.messages import (
     AssistantMessageView,

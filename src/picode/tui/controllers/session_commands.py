@@ -12,7 +12,7 @@ from picode.tui.widgets.info import InfoView
 
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
-    from picode.session.store_index import SessionSummary
+    from picode.session.store import SessionSummary
     from picode.tui.controllers.host import CommandHost
 
 

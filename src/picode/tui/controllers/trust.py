@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from picode.session.paths import Paths
-    from picode.session.trust import ProjectTrust
+    from picode.session.safety import ProjectTrust
     from picode.tui.trust_prompt import TrustAnswer
     from picode.tui.widgets.notice import NoticeLevel
 
@@ -36,7 +36,7 @@ class TrustController:
     async def settle(self, *, ask_again: bool = False) -> ProjectTrust:
         """The folder's trust; the person answers when nothing valid was decided (or
         ``ask_again``: the /trust command)."""
-        from picode.session.trust import record_decision
+        from picode.session.safety import record_decision
         from picode.tui.trust_prompt import TrustScreen
 
         trust = await asyncio.to_thread(self._assess)

@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 
 from picode.ai.untrusted import one_line
-from picode.session.store_index import SessionSummary
+from picode.session.store import SessionSummary
 from picode.tui.pickers.base import DEFAULT_MAX_ROWS, PickerScreen
 from picode.tui.widgets.footer import display_path
 

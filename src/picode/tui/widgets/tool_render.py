@@ -14,7 +14,7 @@ from textual.content import Content
 
 from picode.agent.tool import ToolResult
 from picode.ai.untrusted import one_line, safe, visible
-from picode.session.mcp.status import tool_display_name
+from picode.session.mcp import tool_display_name
 from picode.tui.diff_lines import DiffLineKind, diff_in, diff_line_kind
 
 ToolState: TypeAlias = Literal["streaming", "awaiting", "running", "success", "error"]

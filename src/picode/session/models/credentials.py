@@ -7,10 +7,10 @@ from collections.abc import Mapping
 
 from picode.ai.errors import MissingApiKeyError
 from picode.ai.models import Model, ModelRegistry
-from picode.session.auth import AuthStore
-from picode.session.config_providers import api_key_for, base_url_for, missing_endpoint
+from picode.session.config.providers import api_key_for, base_url_for, missing_endpoint
+from picode.session.models.auth import AuthStore
 from picode.session.paths import Paths
-from picode.session.secrets import remember_secret
+from picode.session.safety.secrets import remember_secret
 
 __all__ = ["Credentials", "MissingApiKeyError"]
 

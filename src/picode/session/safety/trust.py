@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from picode.ai.untrusted import one_line
 from picode.session.paths import Paths, project_dir
-from picode.session.private_files import write_private_json
-from picode.session.trust_scan import Scan
+from picode.session.safety.private_files import write_private_json
+from picode.session.safety.trust_scan import Scan
 
 __all__ = ["ProjectTrust", "TrustItem", "TrustStore", "assess_project"]
 
@@ -108,7 +108,7 @@ class TrustStore:
 
 def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> ProjectTrust:
     """What ``cwd``'s ``.picode/`` holds that needs trust, and what was decided about it."""
-    from picode.session.config import project_config_gates
+    from picode.session.config.settings import project_config_gates
 
     folder = cwd.resolve()
     project = project_dir(folder)

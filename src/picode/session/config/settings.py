@@ -17,9 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from picode.agent.queue_mode import QueueMode
 from picode.ai.models import ThinkingLevel, builtin_registry
-from picode.session.approval import ApprovalPolicy
-from picode.session.config_gates import FAIL_SAFE, Gate, project_gates
-from picode.session.config_lines import (
+from picode.session.config.gates import FAIL_SAFE, Gate, project_gates
+from picode.session.config.lines import (
     Loc,
     dotted,
     key_lines,
@@ -27,9 +26,10 @@ from picode.session.config_lines import (
     salvage_safety_keys,
     syntax_error_line,
 )
-from picode.session.config_mcp import McpServer, McpSettings
-from picode.session.config_sandbox import SandboxSettings, clamp_project
+from picode.session.config.mcp import McpServer, McpSettings
+from picode.session.config.sandbox import SandboxSettings, clamp_project
 from picode.session.paths import Paths, project_dir
+from picode.session.safety.approval import ApprovalPolicy
 
 __all__ = [
     "CompactionSettings",

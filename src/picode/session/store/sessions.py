@@ -10,9 +10,9 @@ import json
 import os
 from pathlib import Path
 
-from picode.session.store_context import BranchMessages, SessionContext
-from picode.session.store_file import TTSR_FIRED, SessionFile, SessionWriteError
-from picode.session.store_format import (
+from picode.session.store.context import BranchMessages, SessionContext
+from picode.session.store.file import TTSR_FIRED, SessionFile, SessionWriteError
+from picode.session.store.format import (
     FORMAT_VERSION,
     HEADER_PREFIX,
     Entry,
@@ -25,7 +25,7 @@ from picode.session.store_format import (
     now_ms,
     session_id_from_name,
 )
-from picode.session.store_index import SessionSummary, summarize_folder
+from picode.session.store.index import SessionSummary, summarize_folder
 
 __all__ = [
     "TTSR_FIRED",

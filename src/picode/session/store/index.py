@@ -19,7 +19,7 @@ from typing import Any
 
 from picode.agent.file_blocks import split_attachments
 from picode.ai.types import UserMessage, message_from_dict
-from picode.session.store_format import (
+from picode.session.store.format import (
     ENTRY_PREFIX,
     HEADER_PREFIX,
     INFO_LINE_START,

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Sequence
 
-from picode.session.approval import APPROVAL_POLICIES
+from picode.session.safety.approval import APPROVAL_POLICIES
 
 Loc = tuple[str | int, ...]
 

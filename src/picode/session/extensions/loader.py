@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from picode.agent.tool import AgentTool, ToolResult
-from picode.session.extension_import import PROJECT_PREFIX, source_spec
-from picode.session.extensions_api import (
+from picode.session.extensions.api import (
     EVENTS,
     HOOK_EVENTS,
     PLAIN_EVENTS,
@@ -36,6 +35,7 @@ from picode.session.extensions_api import (
     ToolCallInfo,
     ToolResultInfo,
 )
+from picode.session.extensions.imports import PROJECT_PREFIX, source_spec
 
 __all__ = [
     "EVENTS",

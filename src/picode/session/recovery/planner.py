@@ -22,16 +22,6 @@ from picode.ai.types import (
     ToolCall,
     ToolResultMessage,
 )
-from picode.session.compaction import (
-    CompactionError,
-    context_tokens,
-    file_operations,
-    find_cut_index,
-    nothing_to_compact,
-    should_compact,
-    summarize,
-)
-from picode.session.edit_guard import EarlyVerdict, EditGuard
 from picode.session.events import (
     RETRY_CANCELLED,
     RETRY_SUPERSEDED,
@@ -42,15 +32,25 @@ from picode.session.events import (
     EditGuardAbort,
     RuleTriggered,
 )
-from picode.session.retry import RetryPolicy
-from picode.session.rules import Rule, RuleMatcher, reminder_message
-from picode.session.store import compaction_summary_message, is_compaction_summary
+from picode.session.recovery.compaction import (
+    CompactionError,
+    context_tokens,
+    file_operations,
+    find_cut_index,
+    nothing_to_compact,
+    should_compact,
+    summarize,
+)
+from picode.session.recovery.edit_guard import EarlyVerdict, EditGuard
+from picode.session.recovery.retry import RetryPolicy
+from picode.session.recovery.rules import Rule, RuleMatcher, reminder_message
+from picode.session.store.sessions import compaction_summary_message, is_compaction_summary
 
 if TYPE_CHECKING:
     from picode.agent.agent import Agent
     from picode.ai.models import Model
     from picode.ai.options import StreamOptions
-    from picode.session.config import Settings
+    from picode.session.config.settings import Settings
     from picode.session.events import AnySessionEvent
 
 CompactionReason = Literal["threshold", "overflow", "manual"]

@@ -22,7 +22,7 @@ from picode.ai.events import (
     ToolCallDeltaEvent,
 )
 from picode.ai.types import Message, ToolCall, UserMessage
-from picode.session.front_matter import FrontMatterError, FrontValue, split_front_matter
+from picode.session.recovery.front_matter import FrontMatterError, FrontValue, split_front_matter
 
 KNOWN_KEYS = ("condition", "scope", "globs", "name", "once")
 BLOCK_SCOPES = ("text", "thinking", "tool")

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from picode.ai.types import AssistantMessage, Message, message_from_dict, message_to_dict
-from picode.session.store_context import BranchMessages, SessionContext
-from picode.session.store_format import (
+from picode.session.store.context import BranchMessages, SessionContext
+from picode.session.store.format import (
     FORMAT_VERSION,
     Entry,
     compaction_summary_message,
@@ -24,7 +24,7 @@ from picode.session.store_format import (
     now_ms,
     redact_secrets,
 )
-from picode.session.store_scan import Slot, fallback_header, line_prefix, read_slots, scan_file
+from picode.session.store.scan import Slot, fallback_header, line_prefix, read_slots, scan_file
 from picode.session.usage import SessionUsage
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from picode.session.private_files import PRIVATE_FILE_MODE, write_private_json
+from picode.session.safety.private_files import PRIVATE_FILE_MODE, write_private_json
 
 
 class AuthFileError(Exception):

@@ -15,8 +15,8 @@ from typing import Any
 from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
-from picode.session.session_lock import SessionInUseError, SessionLock
-from picode.session.store import BranchMessages, SessionFile, SessionStore
+from picode.session.store.lock import SessionInUseError, SessionLock
+from picode.session.store.sessions import BranchMessages, SessionFile, SessionStore
 from picode.session.usage import SessionUsage
 
 #: Load warnings listed one by one; the rest are counted.

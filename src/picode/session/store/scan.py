@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from picode.session.store_format import (
+from picode.session.store.format import (
     ENTRY_PREFIX,
     ENTRY_TYPES,
     FORMAT_VERSION,

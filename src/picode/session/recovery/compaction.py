@@ -25,7 +25,7 @@ from picode.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from picode.session.store_format import is_compaction_summary
+from picode.session.store.format import is_compaction_summary
 
 TOOL_ARGS_LIMIT = 500
 TOOL_RESULT_LIMIT = 2000

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from picode.ai.models import ModelRegistry, ProviderInfo, model_from_spec
 
 if TYPE_CHECKING:
-    from picode.session.auth import AuthStore
-    from picode.session.config import CustomProvider, Settings
+    from picode.session.config.settings import CustomProvider, Settings
+    from picode.session.models.auth import AuthStore
 
 
 def apply_providers(registry: ModelRegistry, settings: Settings) -> None:

@@ -15,7 +15,7 @@ from picode.ai.models import Model, ModelCost, ModelRegistry, ThinkingLevel, unk
 from picode.ai.thinking import runs_at
 
 if TYPE_CHECKING:
-    from picode.session.credentials import Credentials
+    from picode.session.models.credentials import Credentials
 
 
 @dataclass(slots=True)
@@ -74,7 +74,7 @@ def _server_limits(
         fetch_server_models,
         find_model,
     )
-    from picode.session.config_providers import api_key_for, base_url_for
+    from picode.session.config.providers import api_key_for, base_url_for
 
     environ = os.environ if env is None else env
     info = registry.providers[model.provider]

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from picode.session.approval import APPROVAL_POLICIES
-from picode.session.config_lines import Loc
+from picode.session.config.lines import Loc
+from picode.session.safety.approval import APPROVAL_POLICIES
 
 #: From the least to the most careful; a project may only move to the right untrusted.
 APPROVAL_ORDER = APPROVAL_POLICIES

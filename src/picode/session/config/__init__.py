@@ -1,0 +1,39 @@
+"""Settings: reading config.toml files, checking them, writing one key back (docs/configuration.md).
+
+The face of ``picode.session.config``: front ends import from here, never from its modules.
+Each name is imported on first use, so the face costs nothing on the way to the first frame.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from picode.session.config.settings import CONFIG_FILE_NAME, Settings, load_config
+    from picode.session.config.write import ConfigWriteError, set_user_setting
+
+_WHERE = {
+    "CONFIG_FILE_NAME": "settings",
+    "ConfigWriteError": "write",
+    "Settings": "settings",
+    "load_config": "settings",
+    "set_user_setting": "write",
+}
+
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "ConfigWriteError",
+    "Settings",
+    "load_config",
+    "set_user_setting",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

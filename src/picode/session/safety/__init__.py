@@ -1,0 +1,53 @@
+"""Trust, approval, secrets and private files: what keeps a session safe (docs/security.md).
+
+The face of ``picode.session.safety``: front ends import from here, never from its modules.
+Each name is imported on first use, so the face costs nothing on the way to the first frame.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from picode.session.safety.approval import (
+        ApprovalDecision,
+        ApprovalPolicy,
+        ApprovalRequest,
+        Approver,
+    )
+    from picode.session.safety.secrets import model_command_environment, unset_script
+    from picode.session.safety.trust import ProjectTrust, assess_project, record_decision
+
+_WHERE = {
+    "ApprovalDecision": "approval",
+    "ApprovalPolicy": "approval",
+    "ApprovalRequest": "approval",
+    "Approver": "approval",
+    "ProjectTrust": "trust",
+    "assess_project": "trust",
+    "model_command_environment": "secrets",
+    "record_decision": "trust",
+    "unset_script": "secrets",
+}
+
+__all__ = [
+    "ApprovalDecision",
+    "ApprovalPolicy",
+    "ApprovalRequest",
+    "Approver",
+    "ProjectTrust",
+    "assess_project",
+    "model_command_environment",
+    "record_decision",
+    "unset_script",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,51 @@
+"""Sessions on disk: files, the index, listing and resuming (docs/sessions.md).
+
+The face of ``picode.session.store``: front ends import from here, never from its modules.
+Each name is imported on first use, so the face costs nothing on the way to the first frame.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from picode.session.store.format import FORMAT_VERSION, now_ms, redact_secrets
+    from picode.session.store.index import SessionSummary
+    from picode.session.store.recorder import SessionRecorder
+    from picode.session.store.sessions import (
+        AmbiguousSessionError,
+        SessionNotFoundError,
+        SessionStore,
+    )
+
+_WHERE = {
+    "AmbiguousSessionError": "sessions",
+    "FORMAT_VERSION": "format",
+    "SessionNotFoundError": "sessions",
+    "SessionRecorder": "recorder",
+    "SessionStore": "sessions",
+    "SessionSummary": "index",
+    "now_ms": "format",
+    "redact_secrets": "format",
+}
+
+__all__ = [
+    "FORMAT_VERSION",
+    "AmbiguousSessionError",
+    "SessionNotFoundError",
+    "SessionRecorder",
+    "SessionStore",
+    "SessionSummary",
+    "now_ms",
+    "redact_secrets",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
