@@ -10,11 +10,14 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from picode.ai.models import Model, ModelRegistry, ProviderInfo
+from picode.ai.models import Model, ModelRegistry, ProviderInfo, builtin_registry
 from picode.ai.server_models import LOCAL_TIMEOUT_S, ServerModel, ServerModelsError
 from picode.ai.untrusted import one_line
+
+if TYPE_CHECKING:
+    from picode.session.models.auth import AuthStore
 
 #: Long ids (OpenRouter's, Bedrock's) are cut here; the rest of the row stays aligned.
 ID_WIDTH = 56
@@ -43,17 +46,20 @@ def run_list_models(args: argparse.Namespace, out: TextIO | None = None) -> int:
     loaded = load_config(paths, Path.cwd(), project_trusted=trusted)
     for problem in loaded.problems:
         print(f"picode: config {problem.severity}: {problem}", file=sys.stderr)
-    from picode.ai.models import builtin_registry
-
     registry = builtin_registry()
     apply_providers(registry, loaded.settings)
     text = render(registry, args.list_models or "", os.environ, AuthStore(paths.auth_file))
-    stream.write(text)
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        # `picode --list-models | head`: the reader had enough; nothing is wrong.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 def render(
-    registry: ModelRegistry, needle: str, env: Mapping[str, str], auth: object = None
+    registry: ModelRegistry, needle: str, env: Mapping[str, str], auth: AuthStore | None = None
 ) -> str:
     """The whole listing; ``needle`` is a case-insensitive substring of provider/id."""
     from picode.session.config.providers import base_url_for
@@ -116,7 +122,7 @@ def _probe_local(
 def _state(
     info: ProviderInfo,
     env: Mapping[str, str],
-    auth: object,
+    auth: AuthStore | None,
     base_url: str | None,
     listed: list[ServerModel] | ServerModelsError | None,
 ) -> str:
@@ -133,14 +139,13 @@ def _state(
     return "; ".join(parts)
 
 
-def _key_state(info: ProviderInfo, env: Mapping[str, str], auth: object) -> str:
+def _key_state(info: ProviderInfo, env: Mapping[str, str], auth: AuthStore | None) -> str:
     for variable in info.api_key_env:
         if env.get(variable, "").strip():
             return f"key: set from {variable}"
     if info.api_key:
         return "key: set in config.toml"
-    get = getattr(auth, "get", None)
-    if get is not None and get(info.name):
+    if auth is not None and auth.get(info.name):
         return "key: set in auth.json"
     if not info.api_key_env:
         return "key: not needed"
