@@ -222,10 +222,9 @@ def unknown_model_warning(model: Model, source: str, hint: str = "") -> str:
     """One line: the limits used for an id picode's model list lacks, and how to set them.
     ``source`` says where the limits came from ("default", "the server's")."""
     return (
-        f"'{model.id}' is not in picode's model list for {model.provider} (refreshed by "
-        f".ci/refresh-models); using {source} limits ({model.context_window:,} context, "
-        f"{model.max_tokens:,} output){hint}. To set them, add it to [providers."
-        f"{model.provider}] models in config.toml."
+        f"{model.ref} is not in picode's model list (.ci/refresh-models); using {source} "
+        f"limits ({model.context_window:,} context, {model.max_tokens:,} output){hint}. "
+        f"Set them under [providers.{model.provider}] models in config.toml."
     )
 
 
