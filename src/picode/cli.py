@@ -21,12 +21,15 @@ examples:
   git diff | picode -p "review this"     piped stdin is added to the prompt
   picode -p "summarise @README.md"       @file attaches a file as text
   picode --model openai/gpt-5.4:high     provider/id[:thinking]
+  picode --list-models qwen              models, key state, local servers found
   picode --mode rpc                      JSON commands on stdin, events on stdout
   picode mcp list                        MCP servers from config.toml (docs/mcp.md)
   picode mcp add NAME -- CMD ARGS...     add a stdio MCP server to your config.toml
 
-keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY);
-base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL;
+keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY), and the
+presets' own (OPENROUTER_API_KEY, GROQ_API_KEY, ...; --list-models shows which are set);
+base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL, <PRESET>_BASE_URL;
+local servers (ollama, lmstudio, llamacpp, vllm) need no key;
 PICODE_HOME=<dir> keeps config, sessions and cache under one folder.
 exit codes (headless): 0 done, 1 failed (reason on stderr), 2 bad usage, 130 interrupted.
 """
@@ -59,6 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--model", metavar="PROVIDER/ID[:THINKING]", help="model to use")
     parser.add_argument("--thinking", choices=THINKING_CHOICES, help="thinking level")
+    parser.add_argument(
+        "--list-models",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="FILTER",
+        help="list the models and providers picode can use, with key state, and exit",
+    )
     parser.add_argument(
         "-c",
         "--continue",
@@ -117,6 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("-c/--continue cannot be combined with --resume or --session")
     if args.no_session and (args.continue_session or args.resume is not None or args.session):
         parser.error("--no-session cannot be combined with -c, -r or --session")
+    if args.list_models is not None:
+        from picode.list_models import run_list_models
+
+        return run_list_models(args)
     from picode.launch import launch
 
     # A real command line (no argv given) may end the process without the interpreter's

@@ -371,7 +371,8 @@ def require_key(options: Any, *, explicit: bool) -> None:
         ]
         raise LaunchError(
             f"No API key found. Set one of {', '.join(variables)}, or pass --model "
-            "provider/id for a provider configured in config.toml."
+            "provider/id for another provider (picode --list-models lists them with their "
+            "key state)."
         ) from None
 
 

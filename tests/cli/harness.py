@@ -22,7 +22,29 @@ from typing import Any
 PICODE = [sys.executable, "-m", "picode"]
 
 #: Variables that would point the child at a real provider or change its behaviour.
-SCRUBBED_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "PICODE_")
+SCRUBBED_PREFIXES = (
+    "ANTHROPIC_",
+    "OPENAI_",
+    "GEMINI_",
+    "GOOGLE_",
+    "PICODE_",
+    # The preset providers' keys, base URLs and logins (providers.json).
+    "OPENROUTER_",
+    "GROQ_",
+    "CEREBRAS_",
+    "XAI_",
+    "DEEPSEEK_",
+    "MISTRAL_",
+    "TOGETHER_",
+    "FIREWORKS_",
+    "OLLAMA_",
+    "LMSTUDIO_",
+    "LLAMACPP_",
+    "VLLM_",
+    "AZURE_OPENAI_",
+    "AWS_",
+    "CLOUD_ML_",
+)
 
 #: Generous: a loaded two-core machine imports an SDK in seconds, not milliseconds.
 RUN_TIMEOUT = 60.0

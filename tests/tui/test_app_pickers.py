@@ -53,7 +53,8 @@ def test_model_picker_lists_every_model_marks_missing_keys_and_switches(tui: Tui
             assert "openai/gpt-5" not in picker.missing_key  # OPENAI_API_KEY is set
             keyed = [r for r in refs if r not in picker.missing_key]
             assert refs[: len(keyed)] == keyed  # models with a key come first
-            await type_text(pilot, "haiku")
+            # The provider too: Bedrock and Vertex list Claude Haiku as well.
+            await type_text(pilot, "anthropic/claude-haiku-4-5")
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.session.model.id == "claude-haiku-4-5")
             assert has_notice(app, "No API key for anthropic: set ANTHROPIC_API_KEY")

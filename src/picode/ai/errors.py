@@ -23,6 +23,11 @@ class MissingApiKeyError(ValueError):
         self.message = message
 
 
+class ProviderSetupError(ValueError):
+    """A provider lacks a setting (region, project, endpoint) or an optional package; the
+    message says what to set or install."""
+
+
 RETRY_AFTER_NOTE = re.compile(r"\(retry after (\d+(?:\.\d+)?) ?s\)")
 
 _STATUS_TEXT = {

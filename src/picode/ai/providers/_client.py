@@ -9,8 +9,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from picode.ai.errors import MissingApiKeyError
-from picode.ai.models import Model, builtin_key_variables
+from picode.ai.errors import MissingApiKeyError, ProviderSetupError
+from picode.ai.models import Model, builtin_key_variables, builtin_provider_spec
 
 if TYPE_CHECKING:
     from picode.ai.options import StreamOptions
@@ -78,6 +78,13 @@ def client_settings(
     from picode.ai.options import DEFAULT_CONNECT_TIMEOUT_S
 
     idle = options.resolved_idle_timeout()
+    endpoint_env = builtin_provider_spec(model.provider).get("endpoint_env")
+    if endpoint_env and not base_url_for(model, options):
+        # Without it the SDK would send the request, and its key, to its own default host.
+        raise ProviderSetupError(
+            f"No endpoint for {model.provider}: set {endpoint_env} "
+            "(e.g. https://<resource>.openai.azure.com)"
+        )
     return ClientSettings(
         api_key=resolve_api_key(model, options, required=key_required),
         base_url=base_url_for(model, options),

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from anthropic import AsyncAnthropic, Timeout
 
 from picode.ai.builder import MessageBuilder
-from picode.ai.models import Model
+from picode.ai.models import Model, builtin_provider_spec
 from picode.ai.options import StreamOptions
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
@@ -62,6 +62,10 @@ async def prepare(model: Model, options: StreamOptions) -> None:
 
 
 async def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
+    variant = builtin_provider_spec(model.provider).get("client")
+    if variant:
+        platform: AsyncAnthropic = await _platform_client(str(variant), model, options)
+        return platform
     settings = client_settings(model, options)
 
     def make() -> AsyncAnthropic:
@@ -74,6 +78,22 @@ async def _client(model: Model, options: StreamOptions) -> AsyncAnthropic:
         )
 
     return await cached_client_async(settings.cache_key(API), make, AsyncAnthropic.close)
+
+
+async def _platform_client(variant: str, model: Model, options: StreamOptions) -> Any:
+    """Bedrock or Vertex (``_anthropic_clients``); their keys are optional (other logins)."""
+    from picode.ai.providers._anthropic_clients import make_client
+
+    settings = client_settings(model, options, key_required=False)
+    return await cached_client_async(
+        (variant, settings.cache_key(API)),
+        lambda: make_client(variant, settings),
+        _close,
+    )
+
+
+async def _close(client: Any) -> None:
+    await client.close()
 
 
 # --- request ---------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from openai import AsyncOpenAI, Timeout
 
 from picode.ai.builder import MessageBuilder
-from picode.ai.models import Model
+from picode.ai.models import Model, builtin_provider_spec
 from picode.ai.options import StreamOptions
 from picode.ai.providers._client import PLACEHOLDER_API_KEY, base_url_for, client_settings
 from picode.ai.providers._client_cache import cached_client_async
@@ -84,7 +84,10 @@ async def prepare(model: Model, options: StreamOptions) -> None:
 
 
 async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
-    local = is_local_url(base_url_for(model, options))
+    # A packaged local server (Ollama, ...) needs no key wherever OLLAMA_HOST points.
+    local = is_local_url(base_url_for(model, options)) or bool(
+        builtin_provider_spec(model.provider).get("local")
+    )
     settings = client_settings(model, options, key_required=not local)
 
     def make() -> AsyncOpenAI:

@@ -44,6 +44,9 @@ def _amend_builtin(registry: ModelRegistry, info: ProviderInfo, custom: CustomPr
         info.api = custom.api
     if custom.base_url:
         info.base_url = custom.base_url
+        # A URL written in the config is meant over OLLAMA_HOST (which a server-side setup
+        # may set to 0.0.0.0) and AZURE_OPENAI_ENDPOINT; <NAME>_BASE_URL still wins.
+        info.host_env = info.endpoint_env = None
     if custom.api_key_env and custom.api_key_env not in info.api_key_env:
         info.api_key_env = (custom.api_key_env, *info.api_key_env)
     if custom.api_key:
@@ -86,7 +89,8 @@ def api_key_for(
 def base_url_for(
     registry: ModelRegistry, provider: str, env: Mapping[str, str] | None = None
 ) -> str | None:
-    """The SDK's base-URL variable (e.g. ``ANTHROPIC_BASE_URL``) wins over the configured URL."""
+    """The SDK's base-URL variable (e.g. ``ANTHROPIC_BASE_URL``) wins over the configured URL;
+    then a host variable (``OLLAMA_HOST``) or an endpoint variable (``AZURE_OPENAI_ENDPOINT``)."""
     environ = os.environ if env is None else env
     info = registry.providers.get(provider)
     if info is None:
@@ -95,4 +99,50 @@ def base_url_for(
         value = environ.get(info.base_url_env, "").strip()
         if value:
             return value
+    if info.host_env:
+        host = environ.get(info.host_env, "").strip()
+        if host:
+            return host_base_url(host, info.base_url)
+    if info.endpoint_env:
+        endpoint = environ.get(info.endpoint_env, "").strip()
+        if endpoint:
+            return endpoint.rstrip("/") + info.endpoint_path
     return info.base_url
+
+
+def host_base_url(host: str, default: str | None) -> str:
+    """``OLLAMA_HOST`` as Ollama reads it: ``host``, ``host:port`` or a URL (whose port
+    defaults to its scheme's); ``0.0.0.0`` (listen on all) is dialled locally. The default
+    URL's path (``/v1``) goes after any path given."""
+    from urllib.parse import urlsplit
+
+    fallback = urlsplit(default or "http://127.0.0.1")
+    has_scheme = "://" in host
+    parts = urlsplit(host if has_scheme else f"{fallback.scheme}://{host}")
+    hostname = parts.hostname or "127.0.0.1"
+    if hostname in ("0.0.0.0", "::"):
+        hostname = "127.0.0.1"
+    if ":" in hostname:
+        hostname = f"[{hostname}]"
+    try:
+        port = parts.port or (None if has_scheme else fallback.port)
+    except ValueError:  # a port that is no number: left for the request to report
+        port = fallback.port
+    netloc = f"{hostname}:{port}" if port else hostname
+    return f"{parts.scheme}://{netloc}{parts.path.rstrip('/')}{fallback.path}"
+
+
+def missing_endpoint(
+    registry: ModelRegistry, provider: str, env: Mapping[str, str] | None = None
+) -> str | None:
+    """What to set when a provider has no URL of its own and none is configured (Azure)."""
+    info = registry.providers.get(provider)
+    if info is None or info.base_url or not info.endpoint_env:
+        return None
+    if base_url_for(registry, provider, env):
+        return None
+    names = " or ".join(n for n in (info.endpoint_env, info.base_url_env) if n)
+    return (
+        f"No endpoint for {provider}: set {names} "
+        "(e.g. export AZURE_OPENAI_ENDPOINT=https://<resource>.openai.azure.com)"
+    )

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from picode.ai.errors import MissingApiKeyError
 from picode.ai.models import Model, ModelRegistry
-from picode.session.config.providers import api_key_for, base_url_for
+from picode.session.config.providers import api_key_for, base_url_for, missing_endpoint
 from picode.session.models.auth import AuthStore
 from picode.session.paths import Paths
 from picode.session.safety.secrets import remember_secret
@@ -25,7 +25,7 @@ class Credentials:
 
     def _needs_key(self, model: Model) -> bool:
         info = self.registry.providers.get(model.provider)
-        return info is not None and bool(info.api_key_env)
+        return info is not None and info.needs_key
 
     def api_key(self, model: Model) -> str | None:
         """The configured key, or None: a provider without a declared key variable then
@@ -42,12 +42,20 @@ class Credentials:
             remember_secret(api_key_for(self.registry, provider, self.env, self.auth))
 
     def has_key(self, model: Model) -> bool:
+        info = self.registry.providers.get(model.provider)
+        if info is not None and info.key_optional:
+            # Bedrock, Vertex: usable with their key or with the other login set up.
+            logged_in = any(self.env.get(name, "").strip() for name in info.login_env)
+            return logged_in or bool(self.api_key(model))
         return not self._needs_key(model) or bool(self.api_key(model))
 
     def require(self, model: Model) -> None:
-        if self.has_key(model):
-            return
-        info = self.registry.providers[model.provider]
+        missing = missing_endpoint(self.registry, model.provider, self.env)
+        if missing:
+            raise MissingApiKeyError(missing)
+        info = self.registry.providers.get(model.provider)
+        if info is None or info.key_optional or self.has_key(model):
+            return  # Bedrock, Vertex: another login may need no variable; the request says
         names = " or ".join(info.api_key_env)
         raise MissingApiKeyError(
             f"No API key for {model.provider}. Set {names} (e.g. export {info.api_key_env[0]}=...)"
