@@ -10,8 +10,8 @@ from picode.ai.models import Model
 from picode.tui.completion.fuzzy import rank
 from picode.tui.pickers.base import DEFAULT_MAX_ROWS, PickerScreen
 
-_REF_WIDTH = 44
-_NAME_WIDTH = 28
+_REF_WIDTH = 36
+_NAME_WIDTH = 20
 CURRENT_MARK = "●"
 
 
