@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,7 @@ def test_session_select_model_switches_and_records(harness: SessionHarness) -> N
 
     async def scenario() -> None:
         session = await harness.open(faux)
-        choice = session.select_model("openai/gpt-5-mini:minimal")
+        choice = await session.select_model("openai/gpt-5-mini:minimal")
         assert session.model.ref == "openai/gpt-5-mini"
         assert session.thinking == "minimal"
         assert choice.model is session.model
@@ -72,8 +73,45 @@ def test_session_select_model_changes_nothing_on_an_unknown_ref(harness: Session
         session = await harness.open(faux)
         before = session.model.ref
         with pytest.raises(UnknownModelError):
-            session.select_model("nobody/nothing")
+            await session.select_model("nobody/nothing")
         assert session.model.ref == before
         await session.close()
 
     run(scenario())
+
+
+def test_a_model_only_its_server_knows_is_looked_up_off_the_event_loop(
+    harness: SessionHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.wire.server import Pause, WireServer, json_response
+
+    wire = WireServer().start()
+    listing = json_response(200, {"data": [{"id": "Qwen/Qwen3-8B", "max_model_len": 32768}]})
+    listing.body.insert(0, Pause(0.5))  # a slow server: the TUI must keep drawing meanwhile
+    listing.chunked = True  # (pauses take effect between chunks)
+    wire.enqueue(listing)
+    monkeypatch.setenv("VLLM_BASE_URL", wire.url + "/v1")
+    faux = harness.faux()
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+        ticking = asyncio.create_task(tick())
+        choice = await session.select_model("vllm/Qwen/Qwen3-8B")
+        ticking.cancel()
+        assert choice.model.context_window == 32768
+        assert session.model.ref == "vllm/Qwen/Qwen3-8B"
+        await session.close()
+
+    try:
+        run(scenario())
+    finally:
+        wire.stop()
+    # Blocked, the loop would have ticked once; free, it ticked all through the half second.
+    assert ticks >= 10

@@ -230,7 +230,7 @@ class PicodeAcpAgent:
         self, config_id: str, session_id: str, value: Any, **_: Any
     ) -> SetSessionConfigOptionResponse:
         session = self._hosted(session_id).session
-        for warning in session_config.set_option(session, config_id, value):
+        for warning in await session_config.set_option(session, config_id, value):
             warn(warning)
         options = session_config.config_options(session)
         return SetSessionConfigOptionResponse(config_options=options)

@@ -80,13 +80,13 @@ def config_options(session: Any) -> list[SessionConfigOptionSelect | SessionConf
     return options
 
 
-def set_option(session: Any, config_id: str, value: Any) -> list[str]:
+async def set_option(session: Any, config_id: str, value: Any) -> list[str]:
     """Apply a choice; the warnings it brings (a model without a key). Raises RequestError."""
     if not isinstance(value, str):
         raise RequestError.invalid_params({"message": f"{config_id} takes a value from its list"})
     if config_id == MODEL_OPTION:
         try:
-            return list(session.select_model(value).warnings)
+            return list((await session.select_model(value)).warnings)
         except UnknownModelError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
     if config_id == THINKING_OPTION:

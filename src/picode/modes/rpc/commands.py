@@ -158,7 +158,7 @@ async def set_model(server: RpcServer, command: dict[str, Any]) -> Any:
     if not isinstance(ref, str) or not ref.strip():
         raise RpcError("give 'model' as provider/id (or 'provider' and 'model_id')")
     try:
-        choice = server.session.select_model(ref)
+        choice = await server.session.select_model(ref)
     except UnknownModelError as exc:
         raise RpcError(str(exc)) from None
     data = _model_info(choice.model)

@@ -4,6 +4,7 @@ A part of ``AgentSession`` (it inherits this), kept beside model choice and keys
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from picode.ai.models import Model, ThinkingLevel, next_thinking_level
@@ -50,10 +51,11 @@ class ModelControls:
         self.recorder.record_model(model)
         self.emit_soon(ModelChanged(model.provider, model.id))
 
-    def select_model(self, ref: str) -> ModelChoice:
+    async def select_model(self, ref: str) -> ModelChoice:
         """Switch to ``ref`` (``provider/id[:thinking]`` or an alias); the choice says what
-        to warn about. Raises ``UnknownModelError``; nothing changes then."""
-        choice = choose_model(self.registry, self.credentials, ref)
+        to warn about. Raises ``UnknownModelError``; nothing changes then. An id only its
+        server knows (a local server, OpenRouter) is looked up there, off the event loop."""
+        choice = await asyncio.to_thread(choose_model, self.registry, self.credentials, ref)
         if choice.model.ref != self.model.ref:
             self.set_model(choice.model)
         if choice.thinking is not None:

@@ -178,7 +178,7 @@ class CommandController:
 
         before = session.model.ref
         try:
-            choice = session.select_model(ref)
+            choice = await session.select_model(ref)
         except UnknownModelError as exc:
             raise CommandError(str(exc)) from None
         if choice.model.ref == before:
