@@ -187,6 +187,7 @@ def test_the_generator_keeps_current_models_and_derives_their_thinking(tmp_path:
     assert "google/gemini-2.5-pro" not in models  # retired on 2026-12-01
     assert models["google/gemini-3.1-pro-preview"]["thinking"]["kind"] == "level"
     assert models["openai/gpt-5"]["retires"] == "2026-12-11"
+    assert all(m["max_tokens"] <= m["context_window"] for m in models.values())
 
     # Aliases follow the newest model; defaults are the flagship aliases.
     assert document["aliases"]["opus"] == "anthropic/claude-opus-9-1"
