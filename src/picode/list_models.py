@@ -168,7 +168,7 @@ def _row(model: Model) -> Row:
         )
     else:
         prices = "-"
-    return Row(model.ref, model.context_window, model.max_tokens, prices, _yes(model.reasoning))
+    return Row(model.ref, model.context_window, model.max_tokens, prices, _thinking(model))
 
 
 def _server_row(provider: str, model: ServerModel) -> Row:
@@ -184,8 +184,16 @@ def _price(value: float) -> str:
     return f"{value:.2f}" if value < 100 else f"{value:.0f}"
 
 
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
+def _thinking(model: Model) -> str:
+    """How the model takes a thinking level (docs/models.md): its kind and its levels."""
+    from picode.ai.thinking import control_of
+
+    control = control_of(model)
+    if control is None:
+        return "no"
+    levels = [level for level in control.levels if level != "none"]
+    shown = f"{control.kind} {levels[0]}-{levels[-1]}" if len(levels) > 1 else control.kind
+    return shown if control.off is not False else f"{shown}, always on"
 
 
 def _count(value: int | None) -> str:

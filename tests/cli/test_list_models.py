@@ -74,7 +74,10 @@ def test_list_models_shows_a_local_servers_models_and_every_key_state(
     row = next(r for r in section(result, "anthropic") if r.split()[0] == default.ref)
     limits = [f"{default.context_window:,}", f"{default.max_tokens:,}"]
     assert row.split()[1:3] == limits
-    assert row.split()[-1] == ("yes" if default.reasoning else "no")
+    # The thinking column says how the model takes a level (docs/models.md), not just yes.
+    control = default.thinking
+    assert control is not None
+    assert f"{control.kind} {control.levels[0]}-{control.levels[-1]}" in row
     assert section(result, "vllm")[1] == "  (no models listed; any id works: --model vllm/<id>)"
 
 
