@@ -1,4 +1,5 @@
-"""The packaged model list (models.json), its schema, and the generator that writes it."""
+"""The packaged model list (ai/model_list/: an index and a file per provider), its schema,
+and the generator that writes it."""
 
 from __future__ import annotations
 
@@ -27,16 +28,30 @@ def load(name: str) -> Any:
     return json.loads((AI / name).read_text(encoding="utf-8"))
 
 
+GENERATOR_CODE = runpy.run_path(str(GENERATOR), run_name="refresh_models")
+
+
+def assembled(folder: Path) -> Any:
+    """The whole document a list folder holds (what the schema describes)."""
+    text = GENERATOR_CODE["assemble"](folder)
+    assert text is not None, f"no model list in {folder}"
+    return json.loads(text)
+
+
+def packaged() -> Any:
+    return assembled(AI / "model_list")
+
+
 # --- the packaged file -----------------------------------------------------------------------
 
 
 def test_models_json_validates_against_its_schema() -> None:
-    jsonschema.validate(load("models.json"), load("models.schema.json"))
+    jsonschema.validate(packaged(), load("models.schema.json"))
 
 
 def test_the_schema_refuses_what_picode_could_not_read() -> None:
     schema = load("models.schema.json")
-    good = load("models.json")
+    good = packaged()
     model = good["models"][0]
     broken = [
         {**model, "context_window": "1M"},
@@ -50,9 +65,40 @@ def test_the_schema_refuses_what_picode_could_not_read() -> None:
             jsonschema.validate({**good, "models": [bad]}, schema)
 
 
+def test_each_provider_file_holds_only_its_own_models_and_the_index_names_them_all() -> None:
+    folder = AI / "model_list"
+    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    files = {path.stem for path in folder.glob("*.json")} - {"index"}
+    assert set(index["providers_listed"]) == files
+    for name in files:
+        part = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+        assert part["provider"] == name
+        assert {m["provider"] for m in part["models"]} == {name}
+
+
+def test_a_registry_reads_only_the_provider_files_it_is_asked_about(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read: list[str] = []
+    real = models_module.packaged_models
+    monkeypatch.setattr(
+        models_module, "packaged_models", lambda name: read.append(name) or real(name)
+    )
+    registry = builtin_registry()
+    assert read == []
+    registry.resolve("opus")
+    assert read == ["anthropic"]
+    registry.models()
+    assert sorted(read) == sorted(packaged_files())
+
+
+def packaged_files() -> list[str]:
+    return [p.stem for p in (AI / "model_list").glob("*.json") if p.stem != "index"]
+
+
 def test_every_model_belongs_to_a_provider_of_providers_json() -> None:
     providers = load("providers.json")["providers"]
-    missing = {m["provider"] for m in load("models.json")["models"]} - set(providers)
+    missing = {m["provider"] for m in packaged()["models"]} - set(providers)
     assert not missing
 
 
@@ -116,6 +162,7 @@ def test_a_retired_model_still_runs_with_a_warning_naming_its_successor(
 
 
 def generate(source: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Run the generator on ``source`` into the folder ``out``."""
     command = [sys.executable, str(GENERATOR), "--source", str(source), "--out", str(out)]
     return subprocess.run(
         [*command, "--as-of", "2026-12-04", "--version", "1.2.3", *extra],
@@ -127,28 +174,29 @@ def generate(source: Path, out: Path, *extra: str) -> subprocess.CompletedProces
 
 
 def test_the_generator_is_deterministic_whatever_the_source_order(tmp_path: Path) -> None:
-    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    first, second = tmp_path / "first", tmp_path / "second"
     assert generate(SAMPLE, first).returncode == 0
     entries = list(json.loads(SAMPLE.read_text()).items())
     random.Random(7).shuffle(entries)
     shuffled = tmp_path / "shuffled.json"
     shuffled.write_text(json.dumps(dict(entries)))
     assert generate(shuffled, second).returncode == 0
-    one, two = json.loads(first.read_text()), json.loads(second.read_text())
+    one, two = assembled(first), assembled(second)
     del one["source"]["sha256"], two["source"]["sha256"]  # the bytes differ, the facts do not
     assert one == two
-    again = tmp_path / "again.json"
+    again = tmp_path / "again"
     generate(SAMPLE, again)
-    assert again.read_bytes() == first.read_bytes()
+    for path in first.iterdir():
+        assert (again / path.name).read_bytes() == path.read_bytes()
     check = generate(SAMPLE, first, "--check")
     assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_the_generator_keeps_current_models_and_derives_their_thinking(tmp_path: Path) -> None:
-    out = tmp_path / "models.json"
+    out = tmp_path / "list"
     result = generate(SAMPLE, out)
     assert result.returncode == 0, result.stderr
-    document = json.loads(out.read_text())
+    document = assembled(out)
     jsonschema.validate(document, load("models.schema.json"))
     models = {f"{m['provider']}/{m['id']}": m for m in document["models"]}
 
@@ -198,21 +246,21 @@ def test_the_generator_keeps_current_models_and_derives_their_thinking(tmp_path:
 
 
 def test_gemini_2_5_budgets_as_of_a_day_it_was_current(tmp_path: Path) -> None:
-    out = tmp_path / "models.json"
+    out = tmp_path / "list"
     assert generate(SAMPLE, out, "--as-of", "2026-11-01").returncode == 0
-    models = {m["id"]: m for m in json.loads(out.read_text())["models"]}
+    models = {m["id"]: m for m in assembled(out)["models"]}
     assert models["gemini-2.5-pro"]["thinking"] == {"kind": "budget", "off": False, "min": 128}
     assert models["gemini-2.5-flash"]["thinking"] == {"kind": "budget", "off": "disable"}
 
 
 def test_the_generator_prints_a_review_of_what_moved(tmp_path: Path) -> None:
-    out = tmp_path / "models.json"
+    out = tmp_path / "list"
     generate(SAMPLE, out)
-    document = json.loads(out.read_text())
+    document = assembled(out)
     document["models"] = [m for m in document["models"] if m["id"] != "claude-opus-4-7"]
     document["models"][0]["cost"]["input"] = 999
     document["aliases"]["opus"] = "anthropic/claude-opus-4-6"
-    out.write_text(json.dumps(document))
+    GENERATOR_CODE["write"](out, json.dumps(document))
 
     check = generate(SAMPLE, out, "--check")
     assert check.returncode == 1
@@ -220,19 +268,18 @@ def test_the_generator_prints_a_review_of_what_moved(tmp_path: Path) -> None:
     assert "+ anthropic/claude-opus-4-7" in lines
     assert any(line.startswith("~ ") and "cost" in line and "999" in line for line in lines)
     assert "~ aliases opus: anthropic/claude-opus-4-6 -> anthropic/claude-opus-9-1" in lines
-    assert json.loads(out.read_text()) == document  # --check writes nothing
+    assert assembled(out) == document  # --check writes nothing
 
 
 def test_the_generator_refuses_a_bad_date(tmp_path: Path) -> None:
-    result = generate(SAMPLE, tmp_path / "x.json", "--as-of", "yesterday")
+    result = generate(SAMPLE, tmp_path / "x", "--as-of", "yesterday")
     assert result.returncode == 2
     assert "--as-of" in result.stderr
-    assert not (tmp_path / "x.json").exists()
+    assert not (tmp_path / "x").exists()
 
 
 def test_the_generator_module_runs_without_network_when_given_a_source(tmp_path: Path) -> None:
     # Imported as a module too: the download path is the only one that needs pip.
-    namespace = runpy.run_path(str(GENERATOR), run_name="refresh_models")
-    assert namespace["SOURCE_PACKAGE"] == "litellm"
-    text = namespace["render"](SAMPLE.read_bytes(), "x", "2026-12-04")
+    assert GENERATOR_CODE["SOURCE_PACKAGE"] == "litellm"
+    text = GENERATOR_CODE["render"](SAMPLE.read_bytes(), "x", "2026-12-04")
     assert json.loads(text)["models"]

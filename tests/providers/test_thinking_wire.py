@@ -1,6 +1,6 @@
 """Each thinking level as each model family's API receives it, through the real SDKs.
 
-The models' thinking controls come from the packaged registry (models.json), so these tests
+The models' thinking controls come from the packaged registry (ai/model_list/), so these tests
 check the data and the request together; only the endpoint is the wire server's.
 """
 
@@ -28,7 +28,7 @@ REGISTRY = builtin_registry()
 def packaged(ref: str, api: str, wire: WireServer) -> Model:
     """The packaged model ``ref``, served by the wire server."""
     model = REGISTRY.resolve(ref).model
-    assert model.known, f"{ref} is not in models.json any more: pick a current model"
+    assert model.known, f"{ref} is not in the packaged list any more: pick a current model"
     served = wire_model(api, wire)
     return replace(model, base_url=served.base_url)
 

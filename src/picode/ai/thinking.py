@@ -3,22 +3,26 @@
 picode's levels (off … xhigh) are the same for every model; each model's API takes something
 else: Anthropic a token budget or adaptive thinking with an effort, OpenAI an effort from a
 per-model set, Gemini 3 a thinking level, Gemini 2.5 a budget. The registry says which, per
-model (``thinking`` in models.json, written by ``.ci/refresh-models``); ``thinking_request``
+model (``thinking`` in ai/model_list/, written by ``.ci/refresh-models``); ``thinking_request``
 turns a level into the request and a label that never claims more than what is sent: "off" on
 a model that always thinks becomes "low (the lowest this model allows)".
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    # Types only: this module is on the way to the first frame, where typing's Literal and
+    # unions cost more than all the rest of it.
+    from typing import Literal, TypeAlias
+
     from picode.ai.models import Model, ThinkingLevel
 
-ThinkingKind: TypeAlias = Literal["adaptive", "budget", "effort", "level"]
-#: True: off is the request without a thinking setting; "disable": off must be said
-#: (the model thinks by default); False: the model cannot stop thinking.
-OffRule: TypeAlias = bool | Literal["disable"]
+    ThinkingKind: TypeAlias = Literal["adaptive", "budget", "effort", "level"]
+    #: True: off is the request without a thinking setting; "disable": off must be said
+    #: (the model thinks by default); False: the model cannot stop thinking.
+    OffRule: TypeAlias = bool | Literal["disable"]
 
 # One scale for picode's levels and every API's values, to find the nearest one.
 _SCALE = {"none": 0, "off": 0, "minimal": 1, "low": 2, "medium": 3, "high": 4, "xhigh": 5, "max": 6}
@@ -36,7 +40,7 @@ NEAREST = "the nearest this model allows"
 
 
 class ThinkingControl:
-    """One model's way of taking a thinking setting (models.json ``thinking``).
+    """One model's way of taking a thinking setting (``thinking`` in ai/model_list/).
 
     Plain classes, not dataclasses or NamedTuples, here: this module is on the way to the
     first frame (the footer says the level), and both of those compile code to define."""
