@@ -160,8 +160,7 @@ class PicodeApp(App[int]):
         return PromptEscDriver
 
     def compose(self) -> ComposeResult:
-        yield self.transcript
-        yield self.output_below
+        yield self.transcript  # the "new output below" row comes after the first frame
         yield self.queue
         yield self.status
         yield EditorPlaceholder(PLACEHOLDER)  # the editor takes its place after this frame
@@ -174,9 +173,6 @@ class PicodeApp(App[int]):
         self.app_resume_signal.subscribe(self, self._repaint_after_resume)
         self._report_theme_problems()
         self._apply_keymap()
-        self.output_below.follow(self.transcript)
-        if (keys := self.keymap_applied.get("scroll_to_end")) is not None:
-            self.output_below.set_key(keys.split(",")[0])  # the row names the key to press
         self.transcript.add(self._welcome())
         for warning in self.config.warnings:
             self.report(warning, "warning")
@@ -193,6 +189,10 @@ class PicodeApp(App[int]):
             self.exit(0)
             return
         await self._mount_editor()
+        await self.mount(self.output_below, after=self.transcript)
+        self.output_below.follow(self.transcript)
+        if (keys := self.keymap_applied.get("scroll_to_end")) is not None:
+            self.output_below.set_key(keys.split(",")[0])  # the row names the key to press
         self._start_completion()
         if self.config.warm_provider:
             self.warmup.start(self.config.model.api)
