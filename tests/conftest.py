@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.wire.server import WireServer
+
 
 @pytest.fixture(autouse=True)
 def _unfreeze_after_test() -> Iterator[None]:
@@ -30,3 +32,13 @@ def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("HOME", str(folder))
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def wire() -> Iterator[WireServer]:
+    """A started scripted HTTP server on 127.0.0.1 (tests/wire), stopped after the test."""
+    server = WireServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

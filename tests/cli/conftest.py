@@ -12,15 +12,6 @@ from tests.wire.server import WireServer
 
 
 @pytest.fixture
-def wire() -> Iterator[WireServer]:
-    server = WireServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 def picode(tmp_path: Path) -> PicodeEnv:
     return PicodeEnv(tmp_path)
 

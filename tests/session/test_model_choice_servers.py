@@ -3,10 +3,7 @@ server's limits (``/v1/models``), or the defaults and a warning saying why."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from picode.ai.models import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, builtin_registry
 from picode.session.models.choice import choose_model
@@ -14,15 +11,6 @@ from picode.session.models.credentials import Credentials
 from picode.session.paths import resolve_paths
 from tests.providers.test_server_models import closed_port
 from tests.wire.server import WireServer, json_response
-
-
-@pytest.fixture
-def wire() -> Iterator[WireServer]:
-    server = WireServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def credentials_with(tmp_path: Path, **env: str) -> Credentials:

@@ -7,8 +7,9 @@ Each name is imported on first use, so the face costs nothing on the way to the 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from picode.session._faces import lazy_names
 
 if TYPE_CHECKING:
     from picode.session.recovery.planner import RecoveryPlanner
@@ -21,11 +22,4 @@ __all__ = [
     "RecoveryPlanner",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)
