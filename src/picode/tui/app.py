@@ -81,7 +81,7 @@ class PicodeApp(App[int]):
         self._cwd_label = config.cwd_label or display_path(config.cwd)
         self._branch = git_branch(config.cwd) if config.branch is None else config.branch or None
         self.transcript = Transcript(max_entries=config.max_entries)
-        self.output_below = OutputBelow()
+        self.output_below = OutputBelow(self.transcript)
         self.status = StatusLine(clock=config.clock)
         self.queue = QueueView()
         self.info_footer = InfoFooter(self._footer_info())
@@ -189,10 +189,10 @@ class PicodeApp(App[int]):
             self.exit(0)
             return
         await self._mount_editor()
-        await self.mount(self.output_below, after=self.transcript)
-        self.output_below.follow(self.transcript)
         if (keys := self.keymap_applied.get("scroll_to_end")) is not None:
             self.output_below.set_key(keys.split(",")[0])  # the row names the key to press
+        # Not awaited: a quit may already be on its way, and the row follows once mounted.
+        self.mount(self.output_below, after=self.transcript)
         self._start_completion()
         if self.config.warm_provider:
             self.warmup.start(self.config.model.api)

@@ -35,13 +35,18 @@ class OutputBelow(Static):
     }
     """
 
-    def __init__(self, key: str = DEFAULT_KEY) -> None:
+    def __init__(self, transcript: Transcript | None = None, key: str = DEFAULT_KEY) -> None:
         super().__init__("", id="output-below", markup=False)
         self.display = False
         self.key = key
         self._transcript: Transcript | None = None
+        self._to_follow = transcript
         self._height = 0
         self._hushed = False
+
+    def on_mount(self) -> None:
+        if self._to_follow is not None:
+            self.follow(self._to_follow)
 
     def follow(self, transcript: Transcript) -> None:
         """Watch ``transcript``: its growth and its scroll position."""
@@ -53,8 +58,9 @@ class OutputBelow(Static):
     def hush(self) -> None:
         """The next layout's growth is not output: entries unfolded or expanded (ctrl+o,
         ctrl+t, a search showing folded entries) make the transcript taller too."""
-        self._hushed = True
-        self.call_after_refresh(self._unhush)
+        if self.is_mounted:  # before, nothing is watched yet
+            self._hushed = True
+            self.call_after_refresh(self._unhush)
 
     def _unhush(self) -> None:
         self._hushed = False
