@@ -55,14 +55,14 @@ def test_session_select_model_switches_and_records(harness: SessionHarness) -> N
 
     async def scenario() -> None:
         session = await harness.open(faux)
-        choice = await session.select_model("openai/gpt-5-mini:minimal")
-        assert session.model.ref == "openai/gpt-5-mini"
-        assert session.thinking == "minimal"
+        choice = await session.select_model("openai/gpt-5.4-mini:low")
+        assert session.model.ref == "openai/gpt-5.4-mini"
+        assert session.thinking == "low"
         assert choice.model is session.model
         await session.close()
 
     run(scenario())
-    assert any(isinstance(e, ModelChanged) and e.model_id == "gpt-5-mini" for e in harness.events)
+    assert any(isinstance(e, ModelChanged) and e.model_id == "gpt-5.4-mini" for e in harness.events)
     assert any(isinstance(e, ThinkingLevelChanged) for e in harness.events)
 
 

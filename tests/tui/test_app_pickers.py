@@ -50,7 +50,7 @@ def test_model_picker_lists_every_model_marks_missing_keys_and_switches(tui: Tui
             refs = [m.ref for m in picker.models]
             assert refs[0] == app.session.model.ref  # the faux model, current, first
             assert "anthropic/claude-haiku-4-5" in picker.missing_key
-            assert "openai/gpt-5" not in picker.missing_key  # OPENAI_API_KEY is set
+            assert "openai/gpt-5.4" not in picker.missing_key  # OPENAI_API_KEY is set
             keyed = [r for r in refs if r not in picker.missing_key]
             assert refs[: len(keyed)] == keyed  # models with a key come first
             # The provider too: Bedrock and Vertex list Claude Haiku as well.
@@ -60,15 +60,15 @@ def test_model_picker_lists_every_model_marks_missing_keys_and_switches(tui: Tui
             assert has_notice(app, "No API key for anthropic: set ANTHROPIC_API_KEY")
             assert "claude-haiku-4-5" in app.info_footer.render().plain
             # With an argument, and Ctrl+L opens the same picker.
-            await send(pilot, "/model openai/gpt-5-mini")
-            await wait_until(pilot, lambda: app.session.model.id == "gpt-5-mini")
+            await send(pilot, "/model openai/gpt-5.4-mini")
+            await wait_until(pilot, lambda: app.session.model.id == "gpt-5.4-mini")
             await pilot.press("ctrl+l")
             picker = await _picker(pilot, ModelPicker)
             assert picker.highlighted_item is not None
-            assert picker.highlighted_item.ref == "openai/gpt-5-mini"
+            assert picker.highlighted_item.ref == "openai/gpt-5.4-mini"
             await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(app.screen, ModelPicker))
-            assert app.session.model.id == "gpt-5-mini"
+            assert app.session.model.id == "gpt-5.4-mini"
 
     run(scenario())
 

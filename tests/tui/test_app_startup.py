@@ -120,10 +120,10 @@ def test_switching_to_another_provider_prepares_it_at_once(
             await wait_until(pilot, lambda: app.session is not None, what="the session")
             await pilot.pause()
             assert FAKE_SDK not in sys.modules  # the faux model needs no SDK
-            await type_text(pilot, "/model openai/gpt-5")
+            await type_text(pilot, "/model openai/gpt-5.4")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: "openai/gpt-5" in prepared(), what="prepared")
-            assert app.session is not None and app.session.model.ref == "openai/gpt-5"
+            await wait_until(pilot, lambda: "openai/gpt-5.4" in prepared(), what="prepared")
+            assert app.session is not None and app.session.model.ref == "openai/gpt-5.4"
 
     run(scenario())
 
