@@ -45,7 +45,9 @@ class FakeStatus:
 
 
 @dataclass
-class Rig:
+class FakeQuitHost:
+    """The app as the quit controller sees it (its ``QuitHost``)."""
+
     now: float = 100.0
     editor: FakeEditor = field(default_factory=FakeEditor)
     interrupts: FakeInterrupts = field(default_factory=FakeInterrupts)
@@ -55,24 +57,24 @@ class Rig:
     timers: list[Callable[[], None]] = field(default_factory=list)
     quits: int = 0
 
-    def controller(self) -> QuitController:
-        def quit_soon() -> None:
-            self.quits += 1
+    def set_timer(self, delay: float, callback: Callable[[], None]) -> None:
+        self.timers.append(callback)
 
-        return QuitController(
-            clock=lambda: self.now,
-            editor=lambda: self.editor,
-            interrupts=self.interrupts,
-            status=self.status,
-            set_timer=lambda _delay, callback: self.timers.append(callback),
-            selected_text=lambda: self.selection,
-            copy_selection=lambda: self.copied.append(self.selection),
-            quit_soon=quit_soon,
-        )
+    def selected_text(self) -> str:
+        return self.selection
+
+    def action_copy_selection(self) -> None:
+        self.copied.append(self.selection)
+
+    def quit_soon(self) -> None:
+        self.quits += 1
+
+    def controller(self) -> QuitController:
+        return QuitController(self, clock=lambda: self.now)
 
 
 def test_a_selection_is_copied_and_nothing_else_happens() -> None:
-    rig = Rig(selection="some text", editor=FakeEditor("draft"))
+    rig = FakeQuitHost(selection="some text", editor=FakeEditor("draft"))
     rig.controller().clear_or_quit()
     assert rig.copied == ["some text"]
     assert rig.editor.text == "draft"
@@ -80,7 +82,7 @@ def test_a_selection_is_copied_and_nothing_else_happens() -> None:
 
 
 def test_clear_then_quit_within_the_double_press_time() -> None:
-    rig = Rig(editor=FakeEditor("draft"))
+    rig = FakeQuitHost(editor=FakeEditor("draft"))
     quitter = rig.controller()
     quitter.clear_or_quit()
     assert rig.editor.is_empty
@@ -91,7 +93,7 @@ def test_clear_then_quit_within_the_double_press_time() -> None:
 
 
 def test_a_second_press_after_the_time_arms_again_and_the_notice_goes() -> None:
-    rig = Rig()
+    rig = FakeQuitHost()
     quitter = rig.controller()
     quitter.clear_or_quit()
     rig.now += DOUBLE_PRESS_S * 2
@@ -104,7 +106,7 @@ def test_a_second_press_after_the_time_arms_again_and_the_notice_goes() -> None:
 
 
 def test_clearing_while_busy_does_not_arm_the_quit_the_next_press_interrupts() -> None:
-    rig = Rig(editor=FakeEditor("draft"), interrupts=FakeInterrupts(busy=True))
+    rig = FakeQuitHost(editor=FakeEditor("draft"), interrupts=FakeInterrupts(busy=True))
     quitter = rig.controller()
     quitter.clear_or_quit()  # clears the editor only
     quitter.clear_or_quit()  # interrupts, and arms the quit
@@ -116,7 +118,7 @@ def test_clearing_while_busy_does_not_arm_the_quit_the_next_press_interrupts() -
 
 
 def test_text_typed_after_the_first_press_is_cleared_never_quit_on() -> None:
-    rig = Rig(editor=FakeEditor("first draft"))
+    rig = FakeQuitHost(editor=FakeEditor("first draft"))
     quitter = rig.controller()
     quitter.clear_or_quit()
     rig.editor.text = "hello"
@@ -130,6 +132,6 @@ def test_text_typed_after_the_first_press_is_cleared_never_quit_on() -> None:
 
 
 def test_shutdown_begins_once() -> None:
-    quitter = Rig().controller()
+    quitter = FakeQuitHost().controller()
     assert quitter.begin_shutdown()
     assert not quitter.begin_shutdown()

@@ -31,7 +31,15 @@ from .test_widgets import Harness
 
 
 class FakeHost:
-    def __init__(self) -> None:
+    """The app as the router sees it (its ``RouterHost``), with no session open."""
+
+    session = None
+
+    def __init__(self, history: list[Any]) -> None:
+        self.transcript, self.status = Transcript(), StatusLine(clock=FakeClock())
+        self.queue = QueueView()
+        self.history = history
+        self.router: EventRouter | None = None
         self.footer_refreshes = 0
 
     def refresh_footer(self) -> None:
@@ -40,18 +48,15 @@ class FakeHost:
     def queued_messages(self) -> tuple[list[str], list[str]]:
         return [], []
 
+    def session_switched(self, reason: str) -> None:
+        assert self.router is not None
+        self.router.show_history(self.history)  # as the app does: the new session's messages
+
 
 def _scenario(body: Any, history: list[Any] | None = None) -> None:
-    transcript, status, queue = Transcript(), StatusLine(clock=FakeClock()), QueueView()
-    host = FakeHost()
-    router = EventRouter(
-        transcript=transcript,
-        status=status,
-        queue=queue,
-        host=host,
-        history=(lambda: history or []),
-    )
-    app = Harness(transcript, queue, status)
+    host = FakeHost(history or [])
+    host.router = router = EventRouter(host)
+    app = Harness(host.transcript, host.queue, host.status)
 
     async def scenario() -> None:
         async with app.run_test(size=(100, 30)) as pilot:

@@ -69,12 +69,20 @@ def test_transcript_keeps_only_the_newest_entries_mounted() -> None:
     _run_with(transcript, body=body)
 
 
-class _Host:
+class FakeRouterHost:
+    session = None
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript, self.status, self.queue = transcript, StatusLine(), QueueView()
+
     def refresh_footer(self) -> None:
         pass
 
     def queued_messages(self) -> tuple[list[str], list[str]]:
         return [], []
+
+    def session_switched(self, reason: str) -> None:
+        pass
 
 
 def test_a_two_thousand_message_history_builds_only_the_tail() -> None:
@@ -92,9 +100,7 @@ def test_a_two_thousand_message_history_builds_only_the_tail() -> None:
     ]
 
     async def body(app: Harness, pilot: Any) -> None:
-        router = EventRouter(
-            transcript=transcript, status=StatusLine(), queue=QueueView(), host=_Host()
-        )
+        router = EventRouter(FakeRouterHost(transcript))
         router.show_history(history)
         await pilot.pause()
         assert len(transcript.entries) == 150

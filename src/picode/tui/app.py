@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App, ComposeResult
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from picode.tui.config import TuiConfig
     from picode.tui.controllers.commands import CommandController
     from picode.tui.controllers.completion import CompletionController
+    from picode.tui.controllers.interrupt import Popup
     from picode.tui.controllers.router import EventRouter
     from picode.tui.controllers.search import TranscriptSearch
     from picode.tui.controllers.trust import TrustController
@@ -87,56 +88,21 @@ class PicodeApp(App[int]):
         self.info_footer = InfoFooter(self._footer_info())
         #: Built with the session: its imports (agent events, Markdown) wait for the first frame.
         self.router: EventRouter | None = None
-        self.interrupts = InterruptController(
-            session=lambda: self.session,
-            restore_to_editor=lambda texts: self.editor.insert_before(texts),
-            on_abort=self._mark_interrupted,
-        )
+        # Each controller is given the app as the small host Protocol it declares.
+        self.interrupts = InterruptController(self)
         #: Set up right after the first frame (``_start_completion``): not needed before.
         self.completion: CompletionController | None = None
         self.completion_popup: CompletionPopup | None = None
-        self.shell = ShellRunner(
-            transcript=self.transcript,
-            session=lambda: self.session,
-            cwd=config.cwd,
-            report=self.report,
-            status=self.status,
-        )
-        self.approvals = ApprovalController(
-            parent=lambda: self.screen_stack[0],
-            before=lambda: self.editor,
-            clock=config.clock,
-            on_abort=self.interrupts.abort_run,
-            on_waiting=self._tool_waiting,
-        )
-        self.history = HistoryPager(self.transcript, lambda: self.router, lambda: self.session)
-        # Checked last to first: an approval prompt, then the completion list, then `!cmd`.
-        self.interrupts.add_popup(self.shell.is_running, self.shell.stop)
-        self.interrupts.add_popup(
-            lambda: self._search_built and self.search.is_open(),
-            lambda: self._search_built and self.search.close(),
-        )
-        self.interrupts.add_popup(
-            lambda: self.completion is not None and self.completion.is_open(),
-            lambda: self.completion is not None and self.completion.close(),
-        )
-        self.interrupts.add_popup(lambda: self.approvals.active, self.approvals.stop)
+        self.shell = ShellRunner(self, cwd=config.cwd)
+        self.approvals = ApprovalController(self, clock=config.clock)
+        self.history = HistoryPager(self)
         #: Passed to the clipboard tools (tests point PATH at fakes); None = os.environ.
         self.clipboard_env: Mapping[str, str] | None = None
         self.keymap_applied: dict[str, str] = {}
         self.submitter = Submitter(self)
         #: Printed to the terminal after the app exits: how to come back to the session.
         self.resume_hint: str | None = None
-        self.quitter = QuitController(
-            clock=config.clock,
-            editor=lambda: self.editor,
-            interrupts=self.interrupts,
-            status=self.status,
-            set_timer=self.set_timer,
-            selected_text=self._selected_text,
-            copy_selection=self.action_copy_selection,
-            quit_soon=lambda: self.run_worker(self.shutdown(), exit_on_error=False),
-        )
+        self.quitter = QuitController(self, clock=config.clock)
         self.unsubscribers: list[Callable[[], None]] = []
         found = load_themes(config.config_dir)
         for loaded in found.themes.values():
@@ -202,12 +168,7 @@ class PicodeApp(App[int]):
     def search(self) -> TranscriptSearch:
         from picode.tui.controllers.search import TranscriptSearch
 
-        return TranscriptSearch(
-            self.transcript,
-            mount=lambda bar: self.mount(bar, before=self.queue),
-            before_unfold=self.output_below.hush,
-            give_back_focus=lambda: self.editor.focus(),
-        )
+        return TranscriptSearch(self)
 
     @property
     def _search_built(self) -> bool:  # built on the first ctrl+f
@@ -217,10 +178,7 @@ class PicodeApp(App[int]):
     def warmup(self) -> ProviderWarmup:
         from picode.tui.controllers.warmup import ProviderWarmup
 
-        return ProviderWarmup(
-            lambda work: self.run_worker(work, group="warm-up", exit_on_error=False),
-            self.status,
-        )
+        return ProviderWarmup(self)
 
     @cached_property
     def editor(self) -> PromptEditor:
@@ -240,9 +198,7 @@ class PicodeApp(App[int]):
 
         assess = self.config.assess_trust
         assert assess is not None, "only built when the launcher assesses trust"
-        return TrustController(
-            assess=assess, ask=self.push_screen_wait, report=self.report, paths=resolve_paths
-        )
+        return TrustController(self, assess=assess, paths=resolve_paths)
 
     @cached_property
     def commands(self) -> CommandController:
@@ -253,7 +209,7 @@ class PicodeApp(App[int]):
     def _start_completion(self) -> None:
         from picode.tui.controllers.completion import CompletionController
 
-        self.completion = CompletionController.start(self, self.editor, self.config.cwd)
+        self.completion = CompletionController.start(self, self.config.cwd)
         self.completion_popup = self.completion.popup
 
     def start_session(self, spec: str | None = None, pick: bool | None = None) -> None:
@@ -288,11 +244,22 @@ class PicodeApp(App[int]):
             self.editor.insert_before([text])
             self.editor.focus()
 
-    def _mark_interrupted(self) -> None:
+    def popups(self) -> list[Popup]:
+        """What Esc closes before it interrupts, checked last to first: an approval prompt,
+        then the completion list, the search, then `!cmd`."""
+        popups: list[Popup] = [self.shell]
+        if self._search_built:
+            popups.append(self.search)
+        if self.completion is not None:
+            popups.append(self.completion)
+        popups.append(self.approvals)
+        return popups
+
+    def mark_interrupted(self) -> None:
         if self.router is not None:
             self.router.mark_interrupted()
 
-    def _tool_waiting(self, call_id: str, waiting: bool) -> None:
+    def tool_waiting(self, call_id: str, waiting: bool) -> None:
         if self.router is not None and (view := self.router.tools.get(call_id)) is not None:
             view.set_awaiting(waiting)
 
@@ -366,7 +333,7 @@ class PicodeApp(App[int]):
             # through the interrupt chain).
             if len(self.screen_stack) > 1:
                 return False
-            if self.approvals.active and action != "interrupt":
+            if self.approvals.is_open() and action != "interrupt":
                 return False
         match action:
             case "interrupt":
@@ -376,7 +343,7 @@ class PicodeApp(App[int]):
             case "cycle_model" | "model_picker":
                 return self.session is not None
             case "copy_selection":
-                return bool(self._selected_text())
+                return bool(self.selected_text())
             case "clear_or_quit" | "quit_if_empty":
                 # The search field has the keys then: ctrl+c/ctrl+d edit the query.
                 return not (self._search_built and self.search.has_focus())
@@ -401,7 +368,7 @@ class PicodeApp(App[int]):
         elif not self.editor.call_later(callback):
             callback()
 
-    def _selected_text(self) -> str:
+    def selected_text(self) -> str:
         if self.editor.selected_text:
             return self.editor.selected_text
         return self.screen.get_selected_text() or ""
@@ -409,7 +376,7 @@ class PicodeApp(App[int]):
     def action_copy_selection(self) -> None:
         from picode.tui.clipboard import copy_selection
 
-        if text := self._selected_text():
+        if text := self.selected_text():
             copying = copy_selection(self, text, self.screen.clear_selection, self.clipboard_env)
             self.run_worker(copying, exit_on_error=False)
 
@@ -418,9 +385,12 @@ class PicodeApp(App[int]):
 
     def _quit_if_still_empty(self) -> None:
         if self.editor.is_empty:
-            self.run_worker(self.shutdown(), exit_on_error=False)
+            self.quit_soon()
         else:
             self.editor.action_delete_right()  # what ctrl+d does to typed text
+
+    def quit_soon(self) -> None:
+        self.run_worker(self.shutdown(), exit_on_error=False)
 
     async def action_quit(self) -> None:
         await self.shutdown()
@@ -429,13 +399,13 @@ class PicodeApp(App[int]):
         from picode.tui.controllers.model_keys import cycle_thinking
 
         if self.session is not None:
-            cycle_thinking(self.session, self.transcript, self.report)
+            cycle_thinking(self.session, self)
 
     def action_cycle_model(self) -> None:
         from picode.tui.controllers.model_keys import cycle_model
 
         if self.session is not None:
-            cycle_model(self.session, self.report, lambda text: self.notify(text, timeout=4))
+            cycle_model(self.session, self)
 
     def action_model_picker(self) -> None:
         self.close_completion()
@@ -474,15 +444,12 @@ class PicodeApp(App[int]):
     def _edit_externally(self) -> None:
         from picode.tui.controllers.step_aside import edit_externally
 
-        suspend = None if self.is_headless else self.suspend
-        edit_externally(self.editor, suspend, self.close_completion, self.report)
+        edit_externally(self)
 
     def action_suspend(self) -> None:
         from picode.tui.controllers.step_aside import suspend_if_still_empty
 
-        self._after_typed_keys(
-            lambda: suspend_if_still_empty(self.editor, self.action_suspend_process)
-        )
+        self._after_typed_keys(partial(suspend_if_still_empty, self))
 
     def _repaint_after_resume(self, _app: object) -> None:
         # The shell drew over the screen while picode was stopped: draw all of it again.
@@ -492,7 +459,7 @@ class PicodeApp(App[int]):
         """Quit: abort what runs, let the session save, then leave."""
         if not self.quitter.begin_shutdown():
             return
-        self.approvals.close()
+        self.approvals.refuse_all()
         self.shell.stop()
         self.resume_hint = await self.quitter.close_session(self.session)
         for unsubscribe in self.unsubscribers:

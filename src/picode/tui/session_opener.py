@@ -1,30 +1,70 @@
-"""Opening the session once the first frame is up, and wiring the app to it: part of the
-app (it reaches into it as the app would), kept apart to keep app.py small."""
+"""Opening the session once the first frame is up, and wiring the app to it: kept apart to
+keep app.py small, and given the app only as the ``OpenerHost`` it needs."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
-from picode.tui.controllers.router import EventRouter
+from picode.tui.controllers.router import EventRouter, RouterHost
 from picode.tui.controllers.warmup import freeze_long_lived_objects
 
 if TYPE_CHECKING:
-    from picode.tui.app import PicodeApp
+    from picode.session.agent_session import AgentSession
+    from picode.tui.config import TuiConfig
+    from picode.tui.controllers.approvals import ApprovalController
+    from picode.tui.controllers.commands import CommandController
+    from picode.tui.controllers.history import HistoryPager
+    from picode.tui.controllers.submit import Submitter
+    from picode.tui.controllers.trust import TrustController
+    from picode.tui.controllers.warmup import ProviderWarmup
 
 log = logging.getLogger(__name__)
 
 
-async def open_session(app: PicodeApp, spec: str | None, pick: bool | None) -> None:
+class OpenerHost(RouterHost, Protocol):
+    """What opening a session sets up: the router and session it publishes, and the
+    controllers that follow the session."""
+
+    config: TuiConfig
+    session: AgentSession | None
+    router: EventRouter | None
+    unsubscribers: list[Callable[[], None]]
+
+    @property
+    def submitter(self) -> Submitter: ...
+
+    @property
+    def trust_controller(self) -> TrustController: ...
+
+    @property
+    def commands(self) -> CommandController: ...
+
+    @property
+    def warmup(self) -> ProviderWarmup: ...
+
+    @property
+    def approvals(self) -> ApprovalController: ...
+
+    @property
+    def history(self) -> HistoryPager: ...
+
+    def call_after_refresh(
+        self, callback: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> bool: ...
+
+
+async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) -> None:
     """Open the session (``spec``: "new" or an id/path; ``pick``: the picker first), and
     connect the app to it: events, warm-up, commands, approvals, history, footer."""
-    config = app.config
-    app.submitter.start_failed = False
+    config = host.config
+    host.submitter.start_failed = False
     try:
         if config.assess_trust is not None and config.trust is None:
-            config.trust = await app.trust_controller.settle()
+            config.trust = await host.trust_controller.settle()
         if config.pick_session if pick is None else pick:
-            session = await app.commands.sessions.open_picked(
+            session = await host.commands.sessions.open_picked(
                 config.open_session, config.sessions_dir
             )
         elif spec is not None:
@@ -33,25 +73,17 @@ async def open_session(app: PicodeApp, spec: str | None, pick: bool | None) -> N
             session = await config.open_session()
     except Exception as exc:
         log.debug("session failed to open", exc_info=True)
-        app.submitter.session_failed(exc)
+        host.submitter.session_failed(exc)
         return
-    app.router = router = EventRouter(
-        transcript=app.transcript,
-        status=app.status,
-        queue=app.queue,
-        host=app,
-        on_switched=app.session_switched,
-        display_count=lambda: session.display_count,
-        model_max_tokens=lambda: session.model.max_tokens,
-    )
-    app.session = session
-    app.unsubscribers.append(session.subscribe(router.handle))
+    host.router = router = EventRouter(host)
+    host.session = session
+    host.unsubscribers.append(session.subscribe(router.handle))
     if config.warm_provider:
-        app.warmup.prepare(session)
-        app.unsubscribers.append(app.warmup.follow(session))
-    app.commands.sync_extensions(session)
-    app.approvals.attach(session)
-    app.history.show_tail()
-    app.refresh_footer()
-    app.call_after_refresh(freeze_long_lived_objects)
-    app.submitter.session_opened()
+        host.warmup.prepare(session)
+        host.unsubscribers.append(host.warmup.follow(session))
+    host.commands.sync_extensions(session)
+    host.approvals.attach(session)
+    host.history.show_tail()
+    host.refresh_footer()
+    host.call_after_refresh(freeze_long_lived_objects)
+    host.submitter.session_opened()

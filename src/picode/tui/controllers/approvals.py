@@ -2,16 +2,17 @@
 
 The session calls ``ask`` for each gated bash / write / edit call (parallel calls wait their
 turn). Esc on the prompt denies the call and stops the turn: the app routes Esc here first
-(``stop``) through the interrupt chain, then aborts like any other Esc.
+(``close``) through the interrupt chain, then aborts like any other Esc.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
     from textual.widget import Widget
 
     from picode.session.agent_session import AgentSession
@@ -19,23 +20,35 @@ if TYPE_CHECKING:
     from picode.tui.approval import ApprovalPrompt
 
 
+class Aborter(Protocol):
+    def abort_run(self) -> bool: ...
+
+
+class ApprovalHost(Protocol):
+    """Where the prompt shows, and who hears about the calls it holds."""
+
+    @property
+    def screen_stack(self) -> list[Screen[Any]]: ...
+
+    @property
+    def editor(self) -> Widget:
+        """The prompt goes above it."""
+        ...
+
+    @property
+    def interrupts(self) -> Aborter: ...
+
+    def tool_waiting(self, call_id: str, waiting: bool) -> None:
+        """A call starts (True) or stops (False) waiting for an answer."""
+        ...
+
+
 class ApprovalController:
     def __init__(
-        self,
-        *,
-        parent: Callable[[], Widget],
-        before: Callable[[], Widget | None],
-        clock: Callable[[], float],
-        on_abort: Callable[[], object],
-        on_waiting: Callable[[str, bool], object] = lambda call_id, waiting: None,
-        arm_delay: float | None = None,
+        self, host: ApprovalHost, *, clock: Callable[[], float], arm_delay: float | None = None
     ) -> None:
-        self._parent = parent
-        #: Told when a call starts (True) and stops (False) waiting for an answer.
-        self._on_waiting = on_waiting
-        self._before = before
+        self._host = host
         self._clock = clock
-        self._on_abort = on_abort
         self.arm_delay = arm_delay
         self.prompt: ApprovalPrompt | None = None
         self._turn: asyncio.Lock | None = None
@@ -48,11 +61,10 @@ class ApprovalController:
         session.set_escalator(self.ask)
         session.set_approver(self.ask)
 
-    @property
-    def active(self) -> bool:
+    def is_open(self) -> bool:
         return self.prompt is not None
 
-    def stop(self) -> bool:
+    def close(self) -> bool:
         """Esc: deny the call on screen and have the turn stopped."""
         prompt = self.prompt
         if prompt is None:
@@ -60,7 +72,7 @@ class ApprovalController:
         prompt.stop()
         return True
 
-    def close(self) -> None:
+    def refuse_all(self) -> None:
         """The app is quitting: deny what is asked and whatever comes next."""
         self._closing = True
         if self.prompt is not None:
@@ -75,12 +87,13 @@ class ApprovalController:
         async with self._turn:
             if self._closing:
                 return ApprovalDecision("no", "picode is closing.")
-            self._on_waiting(request.call_id, True)
+            host = self._host
+            host.tool_waiting(request.call_id, True)
             try:
                 decision = await ask_approval(
-                    self._parent(),
+                    host.screen_stack[0],
                     request,
-                    before=self._before(),
+                    before=host.editor,
                     clock=self._clock,
                     arm_delay=ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
                     on_prompt=self._shown,
@@ -88,9 +101,9 @@ class ApprovalController:
                 aborted = self.prompt is not None and self.prompt.aborted
             finally:
                 self.prompt = None
-                self._on_waiting(request.call_id, False)
+                host.tool_waiting(request.call_id, False)
         if aborted:
-            self._on_abort()
+            self._host.interrupts.abort_run()
         return decision
 
     def _shown(self, prompt: ApprovalPrompt) -> None:

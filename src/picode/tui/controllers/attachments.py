@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from picode.tui.controllers.host import Reporter
 from picode.tui.widgets.notice import NoticeLevel
 
 if TYPE_CHECKING:
@@ -22,16 +22,18 @@ def mentions_files(text: str) -> bool:
     return MENTION.search(text) is not None
 
 
+class MessageNotes(Protocol):
+    def note_for_next_message(self, text: str, level: NoticeLevel) -> None:
+        """Said under the message, once it shows."""
+        ...
+
+
 async def collect_attachments(
-    session: AgentSession,
-    text: str,
-    report: Callable[[str, NoticeLevel], None],
-    restore_text: Callable[[str], None],
-    warn: Callable[[str, NoticeLevel], None] | None = None,
+    session: AgentSession, text: str, host: Reporter, notes: MessageNotes
 ) -> list[UserContent] | None:
     """The blocks to send after ``text``; None when a file cannot be sent, said in the
-    transcript, with the message given back to the editor so nothing is lost. ``warn``:
-    where a file left out is said (under the message, once it shows); else ``report``."""
+    transcript, with the message given back to the editor so nothing is lost. A file left
+    out is said in ``notes``."""
     if not mentions_files(text):
         return []
     from picode.tools.attachments import AttachmentError, attach_mentions
@@ -40,9 +42,9 @@ async def collect_attachments(
         # Off the loop: a large file is counted to its end.
         found = await asyncio.to_thread(attach_mentions, text, session.cwd)
     except AttachmentError as exc:
-        report(f"Not sent: {exc}.", "error")
-        restore_text(text)
+        host.report(f"Not sent: {exc}.", "error")
+        host.restore_text(text)
         return None
     for warning in found.warnings:
-        (warn or report)(warning, "warning")
+        notes.note_for_next_message(warning, "warning")
     return found.blocks

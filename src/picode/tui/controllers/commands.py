@@ -39,10 +39,10 @@ Handler = Callable[[str], Awaitable[None]]
 
 
 class CommandController:
-    def __init__(self, app: CommandHost) -> None:
-        self.app = app
+    def __init__(self, host: CommandHost) -> None:
+        self.host = host
         self.registry = CommandRegistry()
-        self.sessions = SessionCommands(app)
+        self.sessions = SessionCommands(host)
         handlers: dict[str, Handler] = {
             "model": self.model,
             "thinking": self.thinking,
@@ -79,13 +79,13 @@ class CommandController:
             try:
                 self.registry.add_extension_command(command.name, command.description)
             except ValueError as exc:
-                self.app.report(f"Extension '{command.extension}': {exc}", "warning")
+                self.host.report(f"Extension '{command.extension}': {exc}", "warning")
                 continue
             self._extension_names.append(command.name)
 
     def current(self) -> CommandRegistry:
         """The registry, with commands an extension registered since the last look."""
-        session = self.app.session
+        session = self.host.session
         if session is not None and set(session.extension_commands) != self._synced:
             self.sync_extensions(session)
         return self.registry
@@ -97,38 +97,38 @@ class CommandController:
         try:
             parsed = self.current().parse(text)
         except UnknownCommandError as exc:
-            self.app.report(str(exc), "warning")
+            self.host.report(str(exc), "warning")
             return True
         if parsed is None:
             return False
-        opening = self.app.session is None and not self.app.start_failed
+        opening = self.host.session is None and not self.host.start_failed
         if opening and parsed.command.name not in NO_SESSION_NEEDED:
-            self.app.hold_until_open(text)
+            self.host.hold_until_open(text)
             return True
-        self.app.run_worker(
+        self.host.run_worker(
             self.run(parsed, text), group="command", exit_on_error=False, name=parsed.command.name
         )
         return True
 
     async def run(self, parsed: ParsedCommand, text: str) -> None:
         command = parsed.command
-        session = self.app.session
-        if session is None and self.app.start_failed and command.name in ("new", "resume"):
+        session = self.host.session
+        if session is None and self.host.start_failed and command.name in ("new", "resume"):
             # The start failed: these open a session instead of switching one.
             argument = parsed.argument.strip() if command.name == "resume" else ""
             pick = command.name == "resume" and not argument
-            self.app.start_session(argument or "new", pick=pick)
+            self.host.start_session(argument or "new", pick=pick)
             return
         if session is None and command.name not in NO_SESSION_NEEDED:
-            self.app.report(f"/{command.name} needs a session: /new or /resume.", "warning")
+            self.host.report(f"/{command.name} needs a session: /new or /resume.", "warning")
             return
         try:
             await self._dispatch(command, parsed.argument, session)
         except CommandError as exc:
-            self.app.report(str(exc), "warning")
+            self.host.report(str(exc), "warning")
         except Exception as exc:
             log.debug("/%s failed", command.name, exc_info=True)
-            self.app.report(f"/{command.name} failed: {exc or type(exc).__name__}", "error")
+            self.host.report(f"/{command.name} failed: {exc or type(exc).__name__}", "error")
 
     async def _dispatch(
         self, command: SlashCommand, argument: str, session: AgentSession | None
@@ -142,7 +142,7 @@ class CommandController:
         await command.handler(argument)
 
     def session_or_error(self) -> AgentSession:
-        session = self.app.session
+        session = self.host.session
         if session is None:
             raise CommandError("The session is still starting; try again in a moment.")
         return session
@@ -169,7 +169,7 @@ class CommandController:
         picker = ModelPicker(
             [*keyed, *missing], session.model, missing_key={m.ref for m in missing}
         )
-        chosen = await self.app.push_screen_wait(picker)
+        chosen = await self.host.push_screen_wait(picker)
         if chosen is not None:
             await self._select(session, chosen.ref)
 
@@ -182,16 +182,16 @@ class CommandController:
         except UnknownModelError as exc:
             raise CommandError(str(exc)) from None
         if choice.model.ref == before:
-            self.app.report(f"Already using {before}.")
+            self.host.report(f"Already using {before}.")
         else:
-            self.app.report(f"Model: {choice.model.ref}")
+            self.host.report(f"Model: {choice.model.ref}")
         for warning in choice.warnings:
-            self.app.report(warning, "warning")
+            self.host.report(warning, "warning")
         if choice.thinking is not None:
-            self.app.report(f"Thinking level: {session.thinking_label}")
+            self.host.report(f"Thinking level: {session.thinking_label}")
         _, note = runs_at(choice.model, session.thinking)
         if note:
-            self.app.report(note, "info")
+            self.host.report(note, "info")
 
     async def thinking(self, argument: str) -> None:
         from picode.ai.models import THINKING_LEVELS
@@ -206,7 +206,7 @@ class CommandController:
         _, note = runs_at(model, "high")
         if note:
             if level in ("", "off"):
-                self.app.report(note)
+                self.host.report(note)
                 if level == "off" and session.thinking != "off":
                     session.set_thinking_level("off")
                 return
@@ -214,29 +214,29 @@ class CommandController:
         if not level:
             from picode.tui.pickers import ThinkingPicker
 
-            chosen = await self.app.push_screen_wait(
+            chosen = await self.host.push_screen_wait(
                 ThinkingPicker(THINKING_LEVELS, session.thinking)
             )
             if chosen is None:
                 return
             level = chosen
         session.set_thinking_level(level)  # type: ignore[arg-type]  # checked above
-        self.app.report(f"Thinking level: {session.thinking_label}")
+        self.host.report(f"Thinking level: {session.thinking_label}")
 
     # --- look and keys -------------------------------------------------------------------
 
     async def theme(self, argument: str) -> None:
-        names = self.app.theme_names()
+        names = self.host.theme_names()
         if argument:
-            if argument not in self.app.available_themes:
+            if argument not in self.host.available_themes:
                 raise CommandError(f"Unknown theme '{argument}'. Available: {', '.join(names)}.")
-            self.app.theme = argument
+            self.host.theme = argument
             self._theme_chosen(argument)
             return
         from picode.tui.pickers import ThemePicker
 
-        picker = ThemePicker(names, self.app.theme, partial(setattr, self.app, "theme"))
-        chosen = await self.app.push_screen_wait(picker)
+        picker = ThemePicker(names, self.host.theme, partial(setattr, self.host, "theme"))
+        chosen = await self.host.push_screen_wait(picker)
         if chosen is not None:
             self._theme_chosen(chosen)
 
@@ -244,22 +244,22 @@ class CommandController:
         """Kept in the person's config.toml, as pi and Claude Code keep it."""
         from picode.session.config import CONFIG_FILE_NAME, ConfigWriteError, set_user_setting
 
-        folder = self.app.config.config_dir
+        folder = self.host.config.config_dir
         if folder is None:
-            self.app.report(f"Theme: {name} (for this run).")
+            self.host.report(f"Theme: {name} (for this run).")
             return
         file = folder / CONFIG_FILE_NAME
         try:
             set_user_setting(file, "theme", name)
         except ConfigWriteError as exc:
-            self.app.report(f"Theme: {name} for this run; not saved: {exc}", "warning")
+            self.host.report(f"Theme: {name} for this run; not saved: {exc}", "warning")
             return
-        self.app.report(f"Theme: {name} (saved in {file}).")
+        self.host.report(f"Theme: {name} (saved in {file}).")
 
     async def mcp(self, argument: str) -> None:
         servers = self.session_or_error().mcp_servers()
         if not servers:
-            self.app.report(
+            self.host.report(
                 "No MCP servers are configured: add [mcp.servers.NAME] to config.toml "
                 "or run picode mcp add."
             )
@@ -270,35 +270,35 @@ class CommandController:
             if status.tools:
                 short = [name.rpartition("__")[2] for name in status.tools]
                 lines.append(("", ", ".join(short)))
-        self.app.transcript.add(InfoView("MCP servers", lines))
+        self.host.transcript.add(InfoView("MCP servers", lines))
 
     async def hotkeys(self, argument: str) -> None:
-        self.app.transcript.add(InfoView("Keys", self.app.hotkey_lines()))
+        self.host.transcript.add(InfoView("Keys", self.host.hotkey_lines()))
 
     async def trust(self, argument: str) -> None:
-        if self.app.config.assess_trust is None:
+        if self.host.config.assess_trust is None:
             raise CommandError("/trust: this app was started without folder trust.")
-        trust = await self.app.trust_controller.settle(ask_again=True)
+        trust = await self.host.trust_controller.settle(ask_again=True)
         if not trust.items:
-            self.app.report(
+            self.host.report(
                 "Nothing here needs trust: this folder's .picode/ only adds context or "
                 "safer settings."
             )
             return
-        self.app.config.trust = trust
-        session = self.app.session
+        self.host.config.trust = trust
+        session = self.host.session
         now = "trusted" if trust.trusted else "not trusted"
         if session is not None and session.options.project_trusted != trust.trusted:
             # At once, not from the next start: a revoked folder's approval, providers,
             # extensions and rules must stop now. The conversation is opened again with
             # everything prepared anew for the answer.
             await self._reopen(session)
-            self.app.report(f"This folder is now {now}; the conversation goes on with that.")
+            self.host.report(f"This folder is now {now}; the conversation goes on with that.")
         else:
-            self.app.report(f"This folder is {now}.")
+            self.host.report(f"This folder is {now}.")
 
     async def sandbox(self, argument: str) -> None:
-        session = self.app.session
+        session = self.host.session
         assert session is not None
         words = argument.split()
         if words and (words[0] != "network" or len(words) != 2 or words[1] not in ("on", "off")):
@@ -309,13 +309,13 @@ class CommandController:
             session.allow_sandbox_network(words[1] == "on")
         state = session.sandbox_state
         if state is None or not state[0]:
-            self.app.report(
+            self.host.report(
                 "No sandbox: the model's commands run unconfined (see docs/security.md).",
                 "warning",
             )
             return
         network = "allowed" if state[1] else "cut off"
-        self.app.report(
+        self.host.report(
             f"Sandbox on: the model's commands write only in this folder and the temp "
             f"folder; network {network}."
         )
@@ -325,12 +325,12 @@ class CommandController:
         saved = session.persistent and path is not None and path.exists()
         spec = str(path) if saved else ("new" if session.persistent else None)
         await session.close()
-        self.app.session = None
-        self.app.transcript.clear()
-        self.app.start_session(spec, False)
+        self.host.session = None
+        self.host.transcript.clear()
+        self.host.start_session(spec, False)
 
     async def quit(self, argument: str) -> None:
-        await self.app.shutdown()
+        await self.host.shutdown()
 
     # --- copy and export -----------------------------------------------------------------
 
@@ -349,13 +349,13 @@ class CommandController:
         )
         if not text:
             raise CommandError("Nothing to copy yet: no reply has text.")
-        notice = await copy_text(self.app, text, env=self.app.clipboard_env)
-        self.app.report(notice, "warning" if notice.startswith("Could not") else "info")
+        notice = await copy_text(self.host, text, env=self.host.clipboard_env)
+        self.host.report(notice, "warning" if notice.startswith("Could not") else "info")
 
     def _exports_folder(self) -> Path | None:
         """picode's own exports folder (0700): an export holds the whole conversation and
         has no business in the project, where it could be committed."""
-        folder = self.app.config.exports_dir
+        folder = self.host.config.exports_dir
         if folder is None:
             return None
         try:
@@ -373,6 +373,6 @@ class CommandController:
             html_path, md_path = await asyncio.to_thread(export_session, session, target)
         except ExportError as exc:
             raise CommandError(str(exc)) from None
-        self.app.transcript.add(
+        self.host.transcript.add(
             InfoView("Exported", [("HTML", str(html_path)), ("Markdown", str(md_path))])
         )

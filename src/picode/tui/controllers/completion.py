@@ -11,7 +11,6 @@ moves to a thread for large indexes so typing never waits on it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,33 +18,19 @@ from picode.tui.completion.popup import MAX_ITEMS, CompletionItem, CompletionPop
 from picode.tui.completion.trigger import Trigger, apply_completion, find_trigger
 
 if TYPE_CHECKING:
-    from picode.tui.completion.commands import CommandRegistry
     from picode.tui.completion.files import FileIndex
     from picode.tui.controllers.host import CompletionHost
-    from picode.tui.widgets.editor import PromptEditor
-    from picode.tui.widgets.notice import NoticeLevel
 
 #: Above this many paths the search runs in a thread.
 THREADED_SEARCH_PATHS = 20_000
 
 
 class CompletionController:
-    def __init__(
-        self,
-        *,
-        editor: PromptEditor,
-        popup: CompletionPopup,
-        registry: Callable[[], CommandRegistry],
-        cwd: Path,
-        run_worker: Callable[..., object],
-        report: Callable[[str, NoticeLevel], None],
-    ) -> None:
-        self.editor = editor
+    def __init__(self, host: CompletionHost, *, popup: CompletionPopup, cwd: Path) -> None:
+        self._host = host
+        self.editor = editor = host.editor
         self.popup = popup
-        self._registry = registry
         self.cwd = cwd
-        self._run_worker = run_worker
-        self._report = report
         self.trigger: Trigger | None = None
         self.index: FileIndex | None = None
         self._index_error_shown = False
@@ -55,18 +40,11 @@ class CompletionController:
         editor.key_filter = self.on_key
 
     @classmethod
-    def start(cls, app: CompletionHost, editor: PromptEditor, cwd: Path) -> CompletionController:
+    def start(cls, host: CompletionHost, cwd: Path) -> CompletionController:
         """Mount the list above the editor and start completing (after the first frame)."""
         popup = CompletionPopup()
-        app.mount(popup, before=editor)
-        return cls(
-            editor=editor,
-            popup=popup,
-            registry=lambda: app.commands.current(),
-            cwd=cwd,
-            run_worker=app.run_worker,
-            report=app.report,
-        )
+        host.mount(popup, before=host.editor)
+        return cls(host, popup=popup, cwd=cwd)
 
     # --- open / close ----------------------------------------------------------------------
 
@@ -106,7 +84,7 @@ class CompletionController:
         self._last_state = state
         self._generation += 1
         if trigger.kind == "command":
-            commands = self._registry().complete(trigger.query)
+            commands = self._host.commands.current().complete(trigger.query)
             self._show([CompletionItem.for_command(c) for c in commands])
         else:
             self._complete_file(trigger.query, self._generation)
@@ -139,7 +117,7 @@ class CompletionController:
         index = self.index
         if index is not None and index.error and not self._index_error_shown:
             self._index_error_shown = True
-            self._report(index.error, "warning")
+            self._host.report(index.error, "warning")
         if self.trigger is not None and self.trigger.kind == "file":
             self.update(force=True)
 
@@ -152,7 +130,7 @@ class CompletionController:
         if index.path_count <= THREADED_SEARCH_PATHS:
             self._show([CompletionItem.for_path(p) for p in index.search(query, MAX_ITEMS)])
             return
-        self._run_worker(
+        self._host.run_worker(
             self._search_in_thread(index, query, generation),
             group="file-search",
             exclusive=True,
@@ -206,6 +184,6 @@ class CompletionController:
             editor.submit()
 
     def _needs_argument(self, value: str) -> bool:
-        command = self._registry().get(value)
+        command = self._host.commands.current().get(value)
         hint = command.argument_hint if command is not None else None
         return bool(hint and hint.startswith("<"))

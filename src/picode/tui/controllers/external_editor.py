@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from picode.tui.widgets.editor import PromptEditor
-    from picode.tui.widgets.notice import NoticeLevel
 
 Suspend = Callable[[], "AbstractContextManager[object]"]
 
@@ -95,22 +93,3 @@ def edit_text(
     finally:
         path.unlink(missing_ok=True)
     return edited[:-1] if edited.endswith("\n") else edited
-
-
-def edit_message(
-    editor: PromptEditor,
-    suspend: Suspend | None,
-    report: Callable[[str, NoticeLevel], None],
-) -> None:
-    """Ctrl+G: the editor's text (pastes expanded) through ``edit_text`` and back; a problem
-    is reported and the text left as it was."""
-    try:
-        text = edit_text(editor.expanded_text(), suspend=suspend)
-    except ExternalEditorError as exc:
-        report(str(exc), "warning")
-        return
-    except Exception as exc:  # the terminal could not be handed over
-        report(f"Could not open the editor: {exc}", "warning")
-        return
-    editor.set_text(text)
-    editor.focus()

@@ -8,7 +8,6 @@ before the oldest one shown when the person scrolls up to it. Messages are read 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -27,41 +26,46 @@ class DisplaySource(Protocol):
     def display_range(self, start: int, stop: int) -> list[Message]: ...
 
 
+class HistoryHost(Protocol):
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def router(self) -> EventRouter | None: ...
+
+    @property
+    def session(self) -> DisplaySource | None: ...
+
+
 class HistoryPager:
     def __init__(
-        self,
-        transcript: Transcript,
-        router: Callable[[], EventRouter | None],
-        source: Callable[[], DisplaySource | None],
-        *,
-        tail_size: int = TAIL_SIZE,
-        page_size: int = PAGE_SIZE,
+        self, host: HistoryHost, *, tail_size: int = TAIL_SIZE, page_size: int = PAGE_SIZE
     ) -> None:
-        self.transcript = transcript
-        self._router = router
-        self._source = source
+        self._host = host
         self.tail_size = tail_size
         self.page_size = page_size
 
     def show_tail(self) -> None:
         """Render the newest messages; the rest wait behind the "earlier messages" row."""
-        source, router = self._source(), self._router()
+        host = self._host
+        source, router = host.session, host.router
         if source is None or router is None:
             return
-        self.transcript.loader = self.load_older
+        host.transcript.loader = self.load_older
         total = source.display_count
         start, messages = _aligned(source, max(0, total - self.tail_size), total)
         router.show_history(messages, start=start)
 
     def load_older(self) -> None:
         """Mount the page before the oldest message shown (the transcript calls this)."""
-        source, router = self._source(), self._router()
-        stop = self.transcript.older
+        host = self._host
+        source, router, transcript = host.session, host.router, host.transcript
+        stop = transcript.older
         if source is None or router is None or stop <= 0:
-            self.transcript.prepend([], stop)
+            transcript.prepend([], stop)
             return
         start, messages = _aligned(source, max(0, stop - self.page_size), stop)
-        self.transcript.prepend(router.build_entries(messages, start), start)
+        transcript.prepend(router.build_entries(messages, start), start)
 
 
 def _aligned(source: DisplaySource, start: int, stop: int) -> tuple[int, list[Message]]:

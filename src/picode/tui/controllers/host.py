@@ -1,6 +1,8 @@
-"""What controllers need from the app, as Protocols: they depend on these, never on
-``PicodeApp`` itself, so the controllers and the app import no circle and a controller can
-be driven by anything that offers the same few members."""
+"""What controllers need from the app, as Protocols: each controller takes the app as one
+such host (here when several share it, else beside the controller: ``QuitHost``,
+``RouterHost``...), never ``PicodeApp`` itself and never callables standing in for its
+members. So the controllers and the app import no circle, and a controller can be driven
+by a ``Fake*`` host that offers the same few members."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
     from picode.tui.completion.commands import CommandRegistry
     from picode.tui.config import TuiConfig
     from picode.tui.controllers.trust import TrustController
+    from picode.tui.widgets.editor import PromptEditor
     from picode.tui.widgets.notice import NoticeLevel
     from picode.tui.widgets.transcript import Transcript
 
@@ -74,7 +77,10 @@ class CommandSource(Protocol):
 
 
 class CompletionHost(Protocol):
-    """Where the completion list mounts, and the commands it offers."""
+    """Where the completion list mounts, the editor it completes, and the commands it offers."""
+
+    @property
+    def editor(self) -> PromptEditor: ...
 
     @property
     def commands(self) -> CommandSource: ...

@@ -6,7 +6,7 @@ raises, and queued messages are taken back first so nothing typed is lost.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Protocol
 
 
@@ -22,50 +22,66 @@ class Interruptible(Protocol):
     def abort(self) -> None: ...
 
 
-#: Closes a popup when one is open and says whether it did.
-PopupCloser = Callable[[], bool]
+class Popup(Protocol):
+    """Something Esc closes before it interrupts (a completion list, the search...)."""
+
+    def is_open(self) -> bool: ...
+
+    def close(self) -> bool:
+        """Close it when open, and say whether it was."""
+        ...
+
+
+class TakesBack(Protocol):
+    def insert_before(self, texts: list[str]) -> None: ...
+
+
+class InterruptHost(Protocol):
+    """What Esc acts on."""
+
+    @property
+    def session(self) -> Interruptible | None: ...
+
+    @property
+    def editor(self) -> TakesBack:
+        """Where queued messages taken back from an interrupted run go."""
+        ...
+
+    def popups(self) -> Sequence[Popup]:
+        """What is built now, checked last to first (the newest on top)."""
+        ...
+
+    def mark_interrupted(self) -> None: ...
 
 
 class InterruptController:
-    def __init__(
-        self,
-        *,
-        session: Callable[[], Interruptible | None],
-        restore_to_editor: Callable[[list[str]], None],
-        on_abort: Callable[[], None],
-    ) -> None:
-        self._session = session
-        self._restore = restore_to_editor
-        self._on_abort = on_abort
-        self._popups: list[tuple[Callable[[], bool], PopupCloser]] = []
-
-    def add_popup(self, is_open: Callable[[], bool], close: PopupCloser) -> None:
-        """Register something Esc should close before it interrupts (completion menus...)."""
-        self._popups.append((is_open, close))
+    def __init__(self, host: InterruptHost) -> None:
+        self._host = host
 
     def is_busy(self) -> bool:
-        session = self._session()
+        session = self._host.session
         return session is not None and (session.is_running or session.retry_pending)
 
     def can_handle(self) -> bool:
         """Whether Esc has anything to do now (otherwise the key passes through)."""
-        return any(is_open() for is_open, _ in self._popups) or self.is_busy()
+        return any(popup.is_open() for popup in self._host.popups()) or self.is_busy()
 
     def handle(self) -> bool:
-        for is_open, close in reversed(self._popups):
-            if is_open() and close():
+        for popup in reversed(self._host.popups()):
+            if popup.is_open() and popup.close():
                 return True
         return self.abort_run()
 
     def abort_run(self) -> bool:
         """Stop the run, its tools and any pending retry; False when nothing was running."""
-        session = self._session()
+        host = self._host
+        session = host.session
         if session is None or not (session.is_running or session.retry_pending):
             return False
         # Take the queue back before aborting, so the winding-down run delivers none of it.
         queued = session.clear_queues()
         session.abort()
-        self._on_abort()
+        host.mark_interrupted()
         if queued:
-            self._restore(queued)
+            host.editor.insert_before(queued)
         return True

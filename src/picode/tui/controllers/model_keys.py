@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from picode.ai.thinking import runs_at
+from picode.tui.controllers.host import Reporter
 from picode.tui.widgets.notice import NoticeView
 
 if TYPE_CHECKING:
@@ -15,29 +15,34 @@ if TYPE_CHECKING:
 THINKING_LINE = "Thinking: "
 
 
-def cycle_thinking(
-    session: AgentSession, transcript: Transcript, report: Callable[[str], None]
-) -> None:
+class ModelKeysHost(Reporter, Protocol):
+    @property
+    def transcript(self) -> Transcript: ...
+
+    def notify(self, message: str, *, timeout: float | None = None) -> None:
+        """A passing hint, not a line in the transcript."""
+        ...
+
+
+def cycle_thinking(session: AgentSession, host: ModelKeysHost) -> None:
     """The next level; a run of presses leaves one line saying where it ended."""
     _, note = runs_at(session.model, "high")
     session.cycle_thinking_level()
     label = session.thinking_label
     text = f"{THINKING_LINE}{label} — {note}" if note else f"{THINKING_LINE}{label}"
-    entries = transcript.entries
+    entries = host.transcript.entries
     last = entries[-1] if entries else None
     if isinstance(last, NoticeView) and last.text.startswith(THINKING_LINE):
         last.set_text(text, "info")
     else:
-        report(text)
+        host.report(text)
 
 
-def cycle_model(
-    session: AgentSession, report: Callable[[str], None], hint: Callable[[str], None]
-) -> None:
-    """The next model with a key; ``hint`` says so when there is none."""
+def cycle_model(session: AgentSession, host: ModelKeysHost) -> None:
+    """The next model with a key; a hint says so when there is none."""
     before = session.model.ref
     model = session.cycle_model(1)
     if model.ref == before:
-        hint("No other model has an API key configured.")
+        host.notify("No other model has an API key configured.", timeout=4)
     else:
-        report(f"Model: {model.ref}")
+        host.report(f"Model: {model.ref}")

@@ -39,29 +39,35 @@ class Interrupts(Protocol):
     def abort_run(self) -> bool: ...
 
 
-class QuitController:
-    """Ctrl+C and quitting; what it acts on is passed in, never the app itself."""
+class QuitHost(Protocol):
+    """What Ctrl+C and quitting act on."""
 
-    def __init__(
-        self,
-        *,
-        clock: Callable[[], float],
-        editor: Callable[[], Clearable],
-        interrupts: Interrupts,
-        status: Notices,
-        set_timer: Callable[[float, Callable[[], None]], object],
-        selected_text: Callable[[], str],
-        copy_selection: Callable[[], None],
-        quit_soon: Callable[[], object],
-    ) -> None:
+    @property
+    def editor(self) -> Clearable: ...
+
+    @property
+    def interrupts(self) -> Interrupts: ...
+
+    @property
+    def status(self) -> Notices: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], None]) -> object: ...
+
+    def selected_text(self) -> str: ...
+
+    def action_copy_selection(self) -> None: ...
+
+    def quit_soon(self) -> None:
+        """Quit from a worker: the key's handler returns at once."""
+        ...
+
+
+class QuitController:
+    """Ctrl+C and quitting; what it acts on is the host, never the app itself."""
+
+    def __init__(self, host: QuitHost, *, clock: Callable[[], float]) -> None:
+        self._host = host
         self._clock = clock
-        self._editor = editor
-        self._interrupts = interrupts
-        self._status = status
-        self._set_timer = set_timer
-        self._selected_text = selected_text
-        self._copy_selection = copy_selection
-        self._quit_soon = quit_soon
         self._last_press: float | None = None
         self._shutting_down = False
 
@@ -70,14 +76,15 @@ class QuitController:
 
         Text in the editor is only ever cleared, even within the double press: what was
         typed after the first press must not be lost to a quit."""
-        if self._selected_text():
-            self._copy_selection()
+        host = self._host
+        if host.selected_text():
+            host.action_copy_selection()
             return
         now = self._clock()
-        editor = self._editor()
+        editor = host.editor
         if not editor.is_empty:
             editor.reset()
-            if self._interrupts.is_busy():
+            if host.interrupts.is_busy():
                 # The next press interrupts the run rather than quitting.
                 self._last_press = None
                 return
@@ -85,22 +92,23 @@ class QuitController:
             return
         if self._last_press is not None and now - self._last_press <= DOUBLE_PRESS_S:
             self._last_press = None
-            self._quit_soon()
+            host.quit_soon()
             return
-        if self._interrupts.abort_run():
+        if host.interrupts.abort_run():
             self._arm(now, "Interrupted · press ctrl+c again to quit")
             return
         self._arm(now, "Press ctrl+c again to quit")
 
     def _arm(self, now: float, notice: str) -> None:
         self._last_press = now
-        self._status.set_notice(notice)
-        self._set_timer(DOUBLE_PRESS_S, self._forget)
+        self._host.status.set_notice(notice)
+        self._host.set_timer(DOUBLE_PRESS_S, self._forget)
 
     def _forget(self) -> None:
-        notice = self._status.notice
+        status = self._host.status
+        notice = status.notice
         if notice is not None and "press ctrl+c" in notice[0].lower():
-            self._status.set_notice(None)
+            status.set_notice(None)
 
     def begin_shutdown(self) -> bool:
         """True the first time: quitting is asked for by several keys and commands."""
@@ -114,7 +122,7 @@ class QuitController:
         if session is None:
             return None
         if session.is_running:
-            self._status.set_notice("Stopping and saving…")
+            self._host.status.set_notice("Stopping and saving…")
         try:
             await asyncio.wait_for(session.close(), CLOSE_TIMEOUT_S)
         except Exception:

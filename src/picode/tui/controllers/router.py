@@ -7,7 +7,7 @@ per block, and every call here delays the agent loop by that much.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from picode.agent.events import (
@@ -64,6 +64,7 @@ from picode.tui.widgets.notice import NoticeLevel, NoticeView
 from picode.tui.widgets.tool_call import ToolCallView
 
 if TYPE_CHECKING:
+    from picode.ai.models import Model
     from picode.session.events import AnySessionEvent
     from picode.tui.widgets.queue import QueueView
     from picode.tui.widgets.status import StatusLine
@@ -78,44 +79,52 @@ LENGTH_TEXT = (
 )
 
 
-class ViewHost(Protocol):
-    """What the router needs from the app besides the widgets."""
+class SessionView(Protocol):
+    @property
+    def display_count(self) -> int:
+        """How many messages the session's display list holds: a new entry's index."""
+        ...
+
+    @property
+    def model(self) -> Model: ...
+
+
+class RouterHost(Protocol):
+    """The widgets events change, and what else in the app hears of them."""
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def status(self) -> StatusLine: ...
+
+    @property
+    def queue(self) -> QueueView: ...
+
+    @property
+    def session(self) -> SessionView | None: ...
 
     def refresh_footer(self) -> None: ...
 
     def queued_messages(self) -> tuple[list[str], list[str]]: ...
 
+    def session_switched(self, reason: str) -> None:
+        """Render the new session (the transcript was just cleared)."""
+        ...
+
 
 class EventRouter:
-    def __init__(
-        self,
-        *,
-        transcript: Transcript,
-        status: StatusLine,
-        queue: QueueView,
-        host: ViewHost,
-        history: Callable[[], Sequence[Message]] | None = None,
-        on_switched: Callable[[str], None] | None = None,
-        display_count: Callable[[], int] | None = None,
-        model_max_tokens: Callable[[], int] | None = None,
-    ) -> None:
-        self.transcript = transcript
-        self.status = status
-        self.queue = queue
+    def __init__(self, host: RouterHost) -> None:
         self.host = host
-        self.history = history
-        #: Renders the new session after a switch (instead of ``history``).
-        self.on_switched = on_switched
-        #: How many messages the session's display list holds: a new entry's index.
-        self.display_count = display_count
-        #: The current model's output limit, named in the notice of a reply cut by it.
-        self.model_max_tokens = model_max_tokens
+        self.transcript = host.transcript
+        self.status = host.status
+        self.queue = host.queue
         self.current: AssistantMessageView | None = None
         self.tools: dict[str, ToolCallView] = {}
         self.user_messages = 0
         #: Notes about the message being sent (an ``@file`` left out): shown under it.
         self._notes_for_next: list[tuple[str, NoticeLevel]] = []
-        self.retries = RetryTracker(transcript)
+        self.retries = RetryTracker(self.transcript)
         self._interrupted = False
         #: The last state reported per MCP server: a failure is told once, not per event.
         self._mcp_states: dict[str, str] = {}
@@ -226,10 +235,7 @@ class EventRouter:
                 self.retries.reset()
                 self.current = None
                 self.tools.clear()
-                if self.on_switched is not None:
-                    self.on_switched(reason)
-                elif self.history is not None:
-                    self.show_history(self.history())
+                self.host.session_switched(reason)
                 self.host.refresh_footer()
             case ModelChanged() | ThinkingLevelChanged() | SessionNameChanged():
                 self.host.refresh_footer()
@@ -260,7 +266,8 @@ class EventRouter:
             self.notice(INTERRUPTED_TEXT, "interrupted")
 
     def _length_text(self, message: AssistantMessage) -> str:
-        limit = self.model_max_tokens() if self.model_max_tokens is not None else 0
+        session = self.host.session
+        limit = session.model.max_tokens if session is not None else 0
         return LENGTH_TEXT.format(limit=limit, provider=message.provider)
 
     def note_for_next_message(self, text: str, level: NoticeLevel) -> None:
@@ -277,7 +284,8 @@ class EventRouter:
         self.transcript.add(NoticeView(text, level))
 
     def _next_index(self) -> int | None:
-        return self.display_count() if self.display_count is not None else None
+        session = self.host.session
+        return session.display_count if session is not None else None
 
     def show_history(
         self, messages: Sequence[Message], hidden_before: int = 0, start: int | None = None

@@ -17,7 +17,7 @@ import re
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rich.segment import Segment
 from rich.style import Style
@@ -28,6 +28,8 @@ from textual.geometry import Region
 from textual.widget import Widget
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
     from picode.tui.widgets.search_bar import SearchBar
     from picode.tui.widgets.transcript import Transcript
 
@@ -108,22 +110,40 @@ def _restyle(
     return out
 
 
+class Focusable(Protocol):
+    def focus(self) -> object: ...
+
+
+class Hushable(Protocol):
+    def hush(self) -> None: ...
+
+
+class SearchHost(Protocol):
+    """Where the field goes (above the queue), and what has the keys when it closes."""
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def queue(self) -> Widget: ...
+
+    @property
+    def editor(self) -> Focusable: ...
+
+    @property
+    def output_below(self) -> Hushable:
+        """Told before folded entries are shown: the transcript grows without new output."""
+        ...
+
+    def mount(self, *widgets: Widget, before: int | str | Widget | None = None) -> AwaitMount: ...
+
+
 class TranscriptSearch:
-    def __init__(
-        self,
-        transcript: Transcript,
-        *,
-        mount: Callable[[SearchBar], object],
-        give_back_focus: Callable[[], object],
-        before_unfold: Callable[[], object] = lambda: None,
-    ) -> None:
-        self.transcript = transcript
+    def __init__(self, host: SearchHost) -> None:
+        self._host = host
+        self.transcript = host.transcript
         #: The field, built on the first search (its Input is not needed in the first frame).
         self.bar: SearchBar | None = None
-        self._mount = mount
-        self._give_back_focus = give_back_focus
-        #: Told before folded entries are shown: the transcript grows without new output.
-        self._before_unfold = before_unfold
         self.query = ""
         self.matches: list[Match] = []
         self.current: int | None = None
@@ -140,13 +160,13 @@ class TranscriptSearch:
     def open(self) -> None:
         """Show the field (again: with the last query selected, to type over or step on)."""
         if self.transcript.folded:
-            self._before_unfold()
+            self._host.output_below.hush()
             self.transcript.unfold_all()
         if self.bar is None:
             from picode.tui.widgets.search_bar import SearchBar
 
             self.bar = SearchBar(on_query=self.set_query, on_step=self.step)
-            self._mount(self.bar)
+            self._host.mount(self.bar, before=self._host.queue)
             # Composed in the next frame: only then can its field take the focus.
             self.bar.call_after_refresh(self._show)
         else:
@@ -174,7 +194,7 @@ class TranscriptSearch:
             vars(widget).pop("get_line_filters", None)
             widget.refresh()
         self._patched = weakref.WeakSet()
-        self._give_back_focus()
+        self._host.editor.focus()
         return True
 
     def set_query(self, query: str) -> None:

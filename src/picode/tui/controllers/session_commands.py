@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 
 
 class SessionCommands:
-    def __init__(self, app: CommandHost) -> None:
-        self.app = app
+    def __init__(self, host: CommandHost) -> None:
+        self.host = host
 
     def _session(self) -> AgentSession:
-        session = self.app.session
+        session = self.host.session
         if session is None:
             raise CommandError("The session is still starting; try again in a moment.")
         return session
@@ -39,11 +39,11 @@ class SessionCommands:
         from picode.tui.pickers import SessionPicker
 
         picker = SessionPicker(session.store, session.cwd, current_id=session.session_id)
-        chosen: SessionSummary | None = await self.app.push_screen_wait(picker)
+        chosen: SessionSummary | None = await self.host.push_screen_wait(picker)
         if chosen is None:
             return
         if chosen.id == session.session_id:
-            self.app.report("That is the session you are in.")
+            self.host.report("That is the session you are in.")
             return
         await self._switch(session, str(chosen.path))
         self._note_other_folder(chosen.cwd, session.cwd)
@@ -56,11 +56,11 @@ class SessionCommands:
         except (SessionNotFoundError, AmbiguousSessionError, OSError, ValueError) as exc:
             raise CommandError(f"Could not resume {id_or_path}: {exc}") from None
         label = session.session_name or session.session_id or id_or_path
-        self.app.report(f"Resumed session {label}.")
+        self.host.report(f"Resumed session {label}.")
 
     def _note_other_folder(self, recorded_in: Path, cwd: Path) -> None:
         if str(recorded_in) and recorded_in != cwd:
-            self.app.report(
+            self.host.report(
                 f"This session was recorded in {recorded_in}; picode keeps working in {cwd}.",
                 "warning",
             )
@@ -74,19 +74,19 @@ class SessionCommands:
             )
         from picode.tui.pickers import ForkPicker
 
-        entry_id: str | None = await self.app.push_screen_wait(ForkPicker(entries))
+        entry_id: str | None = await self.host.push_screen_wait(ForkPicker(entries))
         if entry_id is None:
             return
         try:
             text = await session.fork(entry_id)
         except (ValueError, OSError) as exc:
             raise CommandError(f"Could not fork: {exc}") from None
-        self.app.report(
+        self.host.report(
             f"Forked to new session {session.session_id} from before that message; edit it "
             "and press Enter."
         )
         if text:
-            self.app.restore_text(text)
+            self.host.restore_text(text)
 
     async def compact(self, argument: str) -> None:
         from picode.agent.agent import AgentBusyError
@@ -100,7 +100,7 @@ class SessionCommands:
     # --- information ------------------------------------------------------------------------
 
     async def info(self, argument: str) -> None:
-        self.app.transcript.add(InfoView("Session", session_lines(self._session())))
+        self.host.transcript.add(InfoView("Session", session_lines(self._session())))
 
     async def name(self, argument: str) -> None:
         session = self._session()
@@ -112,7 +112,7 @@ class SessionCommands:
         if not session.persistent:
             raise CommandError("This session is not saved (--no-session), so it cannot be named.")
         session.set_session_name(name)
-        self.app.report(f"Session named “{name}”.")
+        self.host.report(f"Session named “{name}”.")
 
     # --- picode -r ----------------------------------------------------------------------------
 
@@ -128,15 +128,15 @@ class SessionCommands:
             from picode.session.paths import resolve_paths
 
             sessions_dir = resolve_paths().sessions_dir
-        picker = SessionPicker(SessionStore(sessions_dir), self.app.config.cwd)
-        chosen: SessionSummary | None = await self.app.push_screen_wait(picker)
+        picker = SessionPicker(SessionStore(sessions_dir), self.host.config.cwd)
+        chosen: SessionSummary | None = await self.host.push_screen_wait(picker)
         if chosen is None:
-            self.app.report("No session chosen: this is a new one.")
+            self.host.report("No session chosen: this is a new one.")
             return await open_session("new")
         try:
             session = await open_session(str(chosen.path))
         except Exception as exc:
-            self.app.report(
+            self.host.report(
                 f"Could not resume {chosen.path}: {exc}; this is a new session.", "error"
             )
             return await open_session("new")

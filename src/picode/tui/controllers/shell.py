@@ -10,15 +10,15 @@ from __future__ import annotations
 import itertools
 import logging
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from picode.tui.controllers.host import Reporter
 
 if TYPE_CHECKING:
     from picode.agent.tool import AgentTool, ToolResult
     from picode.ai.abort import AbortController
     from picode.session.agent_session import AgentSession
-    from picode.tui.widgets.notice import NoticeLevel
     from picode.tui.widgets.status import StatusLine
     from picode.tui.widgets.tool_call import ToolCallView
     from picode.tui.widgets.transcript import Transcript
@@ -74,21 +74,23 @@ def resumed_shell_view(command: str, output: str, *, expanded: bool) -> ToolCall
     return view
 
 
+class ShellHost(Reporter, Protocol):
+    """Where a command shows, and the session its output goes to."""
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def status(self) -> StatusLine: ...
+
+    @property
+    def session(self) -> AgentSession | None: ...
+
+
 class ShellRunner:
-    def __init__(
-        self,
-        *,
-        transcript: Transcript,
-        session: Callable[[], AgentSession | None],
-        cwd: Path,
-        report: Callable[[str, NoticeLevel], None],
-        status: StatusLine,
-    ) -> None:
-        self.transcript = transcript
-        self._status = status
-        self._session = session
+    def __init__(self, host: ShellHost, *, cwd: Path) -> None:
+        self._host = host
         self.cwd = cwd
-        self._report = report
         self._running: set[AbortController] = set()
 
     def is_running(self) -> bool:
@@ -102,21 +104,25 @@ class ShellRunner:
             controller.abort("user")
         return True
 
+    # To Esc's chain (controllers/interrupt.py) a running command is an open popup.
+    is_open = is_running
+    close = stop
+
     async def run(self, command: str, add_to_context: bool) -> None:
         from picode.agent.tool import ToolResult
         from picode.ai.abort import AbortController
 
         # Folded like the model's tool output (ctrl+o expands): a long output is its tail.
         call_id = f"user-shell-{next(_ids)}"
-        view = shell_view(call_id, command, expanded=self.transcript.tools_expanded)
+        view = shell_view(call_id, command, expanded=self._host.transcript.tools_expanded)
         view.set_running()
-        self.transcript.add(view)
+        self._host.transcript.add(view)
         controller = AbortController()
         self._running.add(controller)
         # The spinner, the time and "esc to interrupt", unless picode's own run shows them.
-        timing = not self._status.is_working
+        timing = not self._host.status.is_working
         if timing:
-            self._status.start_working()
+            self._host.status.start_working()
         tool = self._bash_tool()
         try:
             result = await tool.execute(
@@ -126,19 +132,21 @@ class ShellRunner:
             result = ToolResult.text(str(exc) or type(exc).__name__, is_error=True)
         finally:
             self._running.discard(controller)
-            session = self._session()
+            session = self._host.session
             idle = session is None or not session.is_running
             if timing and idle and not self._running:
-                self._status.stop_working()
+                self._host.status.stop_working()
         view.set_result(result, result.is_error)
         if controller.signal.aborted:
-            self._report("Command stopped; its output was not added to the context.", "interrupted")
+            self._host.report(
+                "Command stopped; its output was not added to the context.", "interrupted"
+            )
             return
         if add_to_context:
             self._add_to_context(command, result)
 
     def _bash_tool(self) -> AgentTool:
-        session = self._session()
+        session = self._host.session
         found = session.tool("bash") if session is not None else None
         from picode.tools.bash import BashTool
 
@@ -150,11 +158,11 @@ class ShellRunner:
         return BashTool(self.cwd)
 
     def _add_to_context(self, command: str, result: ToolResult) -> None:
-        session = self._session()
+        session = self._host.session
         if session is None:
-            self._report("The session is not open yet; the output was not added.", "warning")
+            self._host.report("The session is not open yet; the output was not added.", "warning")
             return
         try:
             session.add_note(context_text(command, result.text_content))
         except OSError as exc:
-            self._report(f"Could not save the session: {exc}", "error")
+            self._host.report(f"Could not save the session: {exc}", "error")

@@ -3,31 +3,53 @@ editor) and ctrl+z (suspend picode to the shell)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Protocol
+
+from picode.tui.controllers.host import Reporter
 
 if TYPE_CHECKING:
     from picode.tui.widgets.editor import PromptEditor
-    from picode.tui.widgets.notice import NoticeLevel
 
 
-def edit_externally(
-    editor: PromptEditor,
-    suspend: Callable[[], Any] | None,
-    close_completion: Callable[[], None],
-    report: Callable[[str, NoticeLevel], None],
-) -> None:
-    """The message in ``$VISUAL``/``$EDITOR``; ``suspend`` is None where there is no real
-    terminal to hand over (headless tests)."""
-    from picode.tui.controllers.external_editor import edit_message
+class StepAsideHost(Reporter, Protocol):
+    @property
+    def editor(self) -> PromptEditor: ...
 
-    close_completion()
-    edit_message(editor, suspend, report)
+    @property
+    def is_headless(self) -> bool:
+        """No real terminal to hand over (headless tests)."""
+        ...
+
+    def suspend(self) -> AbstractContextManager[None]: ...
+
+    def close_completion(self) -> None: ...
+
+    def action_suspend_process(self) -> None: ...
 
 
-def suspend_if_still_empty(editor: PromptEditor, suspend_process: Callable[[], None]) -> None:
+def edit_externally(host: StepAsideHost) -> None:
+    """The message in ``$VISUAL``/``$EDITOR`` (pastes expanded) and back; a problem is
+    reported and the text left as it was."""
+    from picode.tui.controllers.external_editor import ExternalEditorError, edit_text
+
+    host.close_completion()
+    editor = host.editor
+    try:
+        text = edit_text(editor.expanded_text(), suspend=None if host.is_headless else host.suspend)
+    except ExternalEditorError as exc:
+        host.report(str(exc), "warning")
+        return
+    except Exception as exc:  # the terminal could not be handed over
+        host.report(f"Could not open the editor: {exc}", "warning")
+        return
+    editor.set_text(text)
+    editor.focus()
+
+
+def suspend_if_still_empty(host: StepAsideHost) -> None:
     """ctrl+z suspends picode only with nothing typed; with text it undoes, as editors do."""
-    if editor.is_empty:
-        suspend_process()
+    if host.editor.is_empty:
+        host.action_suspend_process()
     else:
-        editor.action_undo()
+        host.editor.action_undo()

@@ -165,9 +165,7 @@ class Submitter:
         host = self._host
         router = host.router
         assert router is not None  # built before the session is published
-        attachments = await collect_attachments(
-            session, text, host.report, host.restore_text, router.note_for_next_message
-        )
+        attachments = await collect_attachments(session, text, host, router)
         if attachments is None:
             return
         if session.is_running:

@@ -5,32 +5,37 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from picode.tui.controllers.host import Reporter
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from picode.session.paths import Paths
     from picode.session.safety import ProjectTrust
-    from picode.tui.trust_prompt import TrustAnswer
-    from picode.tui.widgets.notice import NoticeLevel
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class TrustHost(Reporter, Protocol):
+    async def push_screen_wait(self, screen: Screen[T]) -> T:
+        """The person's answer: to be awaited in a worker."""
+        ...
 
 
 class TrustController:
     def __init__(
         self,
+        host: TrustHost,
         *,
         assess: Callable[[], ProjectTrust],
-        ask: Callable[[Screen[TrustAnswer]], object],
-        report: Callable[[str, NoticeLevel], None],
         paths: Callable[[], Paths],
     ) -> None:
-        #: ``ask`` is the app's ``push_screen_wait``: it must be awaited in a worker.
+        self._host = host
         self._assess = assess
-        self._ask = ask
-        self._report = report
         self._paths = paths
 
     async def settle(self, *, ask_again: bool = False) -> ProjectTrust:
@@ -41,10 +46,10 @@ class TrustController:
 
         trust = await asyncio.to_thread(self._assess)
         for problem in trust.problems:
-            self._report(problem, "warning")
+            self._host.report(problem, "warning")
         if not trust.items or trust.override or not (trust.needs_answer or ask_again):
             return trust
-        answer = await self._ask(TrustScreen(trust))  # type: ignore[misc]
+        answer = await self._host.push_screen_wait(TrustScreen(trust))
         if answer == "later":
             return trust
         try:
@@ -52,5 +57,7 @@ class TrustController:
         except OSError as exc:
             log.debug("trust decision not saved", exc_info=True)
             trust.decision = answer  # this run still follows the answer
-            self._report(f"Could not remember the answer ({exc}); it applies to this run.", "error")
+            self._host.report(
+                f"Could not remember the answer ({exc}); it applies to this run.", "error"
+            )
         return trust

@@ -9,7 +9,7 @@ import asyncio
 import gc
 import logging
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from picode.ai.models import Model
@@ -21,7 +21,14 @@ log = logging.getLogger(__name__)
 
 LOADING_TEXT = "Loading the {provider} provider… your message goes out when it is ready"
 
-Run = Callable[[Coroutine[Any, Any, None]], object]
+
+class WarmupHost(Protocol):
+    """Where the work runs, and the line that says a message waits for it."""
+
+    @property
+    def status(self) -> StatusLine: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 
 
 class ProviderWarmup:
@@ -31,9 +38,8 @@ class ProviderWarmup:
     overlaps with the rest of start-up instead of following Enter. A message sent before
     it is done says so in the status line (no silent wait)."""
 
-    def __init__(self, run: Run, status: StatusLine) -> None:
-        self._run = run
-        self._status = status
+    def __init__(self, host: WarmupHost) -> None:
+        self._host = host
         self._imported: dict[str, asyncio.Event] = {}
 
     def start(self, api: str) -> None:
@@ -42,6 +48,9 @@ class ProviderWarmup:
             return
         self._imported[api] = asyncio.Event()
         self._run(self._import(api))
+
+    def _run(self, work: Coroutine[Any, Any, None]) -> None:
+        self._host.run_worker(work, group="warm-up", exit_on_error=False)
 
     def prepare(self, session: AgentSession) -> None:
         """The session's current provider: its SDK (unless under way) and its client."""
@@ -69,7 +78,7 @@ class ProviderWarmup:
         if self.ready(model.api):
             return
         text = LOADING_TEXT.format(provider=model.provider)
-        self._status.set_notice(text)
+        self._host.status.set_notice(text)
         self._run(self._clear_when_ready(model.api, text))
 
     async def _import(self, api: str) -> None:
@@ -92,9 +101,9 @@ class ProviderWarmup:
 
     async def _clear_when_ready(self, api: str, text: str) -> None:
         await self._imported[api].wait()
-        notice = self._status.notice
+        notice = self._host.status.notice
         if notice is not None and notice[0] == text:
-            self._status.set_notice(None)
+            self._host.status.set_notice(None)
 
 
 def freeze_long_lived_objects() -> None:
