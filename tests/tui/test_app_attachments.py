@@ -72,7 +72,7 @@ def test_a_mention_typed_while_busy_is_queued_with_its_file(tui: TuiHarness) -> 
             await wait_until(pilot, lambda: session.is_running)
             await send(pilot, "also @notes.txt now")
             await wait_until(pilot, lambda: session.queued_steering == ["also @notes.txt now"])
-            (queued,) = session.agent.queued_steering
+            (queued,) = session._agent.queued_steering  # the file went, not only its mention
             assert "queued-body" in str(queued.content)
 
     run(scenario())

@@ -236,7 +236,7 @@ def test_resume_picker_lists_this_folder_tab_lists_all_and_enter_switches(
         async with app.run_test(size=SIZE) as pilot:
             await opened(pilot)
             # A session recorded in another folder: listed only with Tab.
-            store = app.session.recorder.store
+            store = app.session.store
             elsewhere = store.create(other)
             elsewhere.append_message(UserMessage("far away"))
             elsewhere.close()
