@@ -19,8 +19,8 @@ from picode.tui.widgets.notice import NoticeView, WelcomeView
 
 from .conftest import SIZE, TuiHarness, run, type_text, wait_until
 
-FAKE_SDK = "tests.tui.fake_sdk_module"
-SLOW_SDK = "tests.tui.slow_provider_module"
+FAKE_SDK = "tests.fake_modules.sdk"
+SLOW_SDK = "tests.fake_modules.slow_provider"
 
 
 def serve_api_with(monkeypatch: pytest.MonkeyPatch, api: str, module: str) -> None:
@@ -131,11 +131,11 @@ def test_switching_to_another_provider_prepares_it_at_once(
 def test_a_message_sent_before_the_provider_is_loaded_says_so_until_it_is(
     tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.tui.fake_sdk_module import GATE
+    from tests.fake_modules import SLOW_IMPORT_GATE
 
     faux = tui.faux(text_turn("answer"))
     serve_api_with(monkeypatch, faux.model.api, SLOW_SDK)
-    GATE.clear()
+    SLOW_IMPORT_GATE.clear()
     app = tui.app(faux, warm_provider=True)
 
     async def scenario() -> None:
@@ -145,7 +145,7 @@ def test_a_message_sent_before_the_provider_is_loaded_says_so_until_it_is(
             await pilot.press("enter")
             await wait_until(pilot, lambda: faux.requests, what="the message sent")
             assert "Loading the" in app.status.render().plain
-            GATE.set()
+            SLOW_IMPORT_GATE.set()
             await wait_until(
                 pilot, lambda: "Loading the" not in app.status.render().plain, what="cleared"
             )
@@ -153,7 +153,7 @@ def test_a_message_sent_before_the_provider_is_loaded_says_so_until_it_is(
     try:
         run(scenario())
     finally:
-        GATE.set()  # never leave the import thread waiting
+        SLOW_IMPORT_GATE.set()  # never leave the import thread waiting
 
 
 def test_warnings_and_an_initial_prompt_from_the_command_line(tui: TuiHarness) -> None:
