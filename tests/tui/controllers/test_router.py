@@ -111,6 +111,22 @@ def _partials(router: EventRouter) -> list[str]:
     return [view.source for view in router.transcript.query(MarkdownView)]
 
 
+def _the_answer() -> AssistantMessage:
+    answer = _assistant()
+    answer.content = [TextContent("The answer.")]
+    return answer
+
+
+def _answer_after_retries(router: EventRouter, attempts: int) -> None:
+    """The retried turn answers "The answer." and the retries end in success."""
+    answer = _the_answer()
+    router.handle(AgentStart())
+    router.handle(MessageStart(answer))
+    router.handle(MessageEnd(answer))
+    router.handle(AgentEnd([answer]))
+    router.handle(AutoRetryEnd(True, attempts))
+
+
 def test_a_retry_sequence_keeps_one_line_updated_in_place_and_no_repeated_errors() -> None:
     async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
         _fail(router)
@@ -144,13 +160,7 @@ def test_a_successful_retry_takes_the_failed_attempts_error_away() -> None:
     async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
         _fail(router)
         router.handle(AutoRetryStart(1, 3, 2000, "529 Overloaded"))
-        answer = _assistant()
-        answer.content = [TextContent("The answer.")]
-        router.handle(AgentStart())
-        router.handle(MessageStart(answer))
-        router.handle(MessageEnd(answer))
-        router.handle(AgentEnd([answer]))
-        router.handle(AutoRetryEnd(True, 1))
+        _answer_after_retries(router, 1)
         await pilot.pause()
         assert _error_lines(router) == []
         assert _notices(router) == [("info", "Answered after 1 retry (529 Overloaded)")]
@@ -282,13 +292,7 @@ def test_a_kept_partial_reply_is_drawn_dimmed_above_the_outcome_line() -> None:
         router.handle(AutoRetryStart(1, 3, 2000, "529 Overloaded"))
         _fail(router, partial="Half an answer again")
         router.handle(AutoRetryStart(2, 3, 2000, "529 Overloaded"))
-        answer = _assistant()
-        answer.content = [TextContent("The answer.")]
-        router.handle(AgentStart())
-        router.handle(MessageStart(answer))
-        router.handle(MessageEnd(answer))
-        router.handle(AgentEnd([answer]))
-        router.handle(AutoRetryEnd(True, 2))
+        _answer_after_retries(router, 2)
         await pilot.pause()
         await pilot.pause()
         kept, final = router.transcript.query(MarkdownView)
@@ -308,8 +312,7 @@ def test_a_resumed_retry_shows_the_outcome_lines_as_live() -> None:
     failed = _assistant("error", "529 Overloaded (retry after 1 s)")
     cut = _assistant("error", "529 Overloaded")
     cut.content = [TextContent("Half an ans")]
-    answer = _assistant()
-    answer.content = [TextContent("The answer.")]
+    answer = _the_answer()
     gave_up = _assistant("error", "529 Overloaded")
     history = [UserMessage("go"), failed, cut, answer, UserMessage("again"), failed, gave_up]
 
