@@ -128,6 +128,16 @@ async def open_session(pilot: Any) -> AgentSession:
     return session
 
 
+async def start_turn(pilot: Any, text: str) -> AgentSession:
+    """Type ``text``, press Enter without waiting for the app to go idle, and return the
+    session once its turn is running."""
+    session = await open_session(pilot)
+    await type_text(pilot, text)
+    press_now(pilot.app, "enter")
+    await wait_until(pilot, lambda: session.is_running, what="the turn running")
+    return session
+
+
 def notices(app: PicodeApp) -> list[str]:
     """The text of every notice in the transcript, oldest first."""
     from picode.tui.widgets.notice import NoticeView

@@ -14,6 +14,7 @@ from tests.tui.conftest import (
     open_session,
     press_now,
     run,
+    start_turn,
     type_text,
     wait_until,
 )
@@ -86,10 +87,7 @@ def test_esc_puts_queued_messages_back_in_the_editor(tui: TuiHarness) -> None:
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            session = await open_session(pilot)
-            await type_text(pilot, "go")
-            press_now(app, "enter")
-            await wait_until(pilot, lambda: session.is_running)
+            session = await start_turn(pilot, "go")
             app.editor.set_text("steer me")
             press_now(app, "enter")
             await wait_until(pilot, lambda: app.queue.steering == ["steer me"], what="queued")

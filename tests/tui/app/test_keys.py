@@ -21,6 +21,7 @@ from tests.tui.conftest import (
     open_session,
     press_now,
     run,
+    start_turn,
     type_text,
     wait_until,
 )
@@ -85,10 +86,7 @@ def test_quitting_while_busy_aborts_and_saves(tui: TuiHarness) -> None:
 
     async def scenario() -> str:
         async with app.run_test(size=SIZE) as pilot:
-            session = await open_session(pilot)
-            await type_text(pilot, "remember me")
-            press_now(app, "enter")
-            await wait_until(pilot, lambda: session.is_running)
+            session = await start_turn(pilot, "remember me")
             press_now(app, "ctrl+d")
             await wait_until(pilot, lambda: not app.is_running, what="app exit")
             assert faux.abort_seen.is_set()
@@ -200,10 +198,7 @@ def test_ctrl_c_while_streaming_clears_then_interrupts_then_quits(tui: TuiHarnes
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            session = await open_session(pilot)
-            await type_text(pilot, "go")
-            press_now(app, "enter")
-            await wait_until(pilot, lambda: session.is_running, what="streaming")
+            session = await start_turn(pilot, "go")
             await type_text(pilot, "draft")
             await pilot.press("ctrl+c")
             assert app.editor.text == "" and session.is_running

@@ -12,9 +12,9 @@ from tests.tui.app.conftest import FakeSlowTool
 from tests.tui.conftest import (
     SIZE,
     TuiHarness,
-    open_session,
     press_now,
     run,
+    start_turn,
     type_text,
     wait_until,
 )
@@ -67,10 +67,7 @@ def test_alt_enter_queues_a_follow_up_that_runs_after_the_turn(tui: TuiHarness) 
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            session = await open_session(pilot)
-            await type_text(pilot, "first")
-            press_now(app, "enter")
-            await wait_until(pilot, lambda: session.is_running)
+            await start_turn(pilot, "first")
             app.editor.set_text("afterwards")
             press_now(app, "alt+enter")
             await wait_until(pilot, lambda: app.queue.follow_ups == ["afterwards"], what="queued")
@@ -103,10 +100,7 @@ def test_alt_up_takes_queued_messages_back_into_the_editor(tui: TuiHarness) -> N
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            session = await open_session(pilot)
-            await type_text(pilot, "go")
-            press_now(app, "enter")
-            await wait_until(pilot, lambda: session.is_running)
+            session = await start_turn(pilot, "go")
             assert not app.check_action("dequeue", ())
             app.editor.set_text("one")
             press_now(app, "enter")
