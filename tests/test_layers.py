@@ -8,6 +8,7 @@ counts, including those inside functions and under ``TYPE_CHECKING``.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,52 @@ def test_the_face_check_sees_a_room_entered(tmp_path: Path) -> None:
     (tui / "x.py").write_text("from picode.session.store.index import SessionSummary\n")
     (tui / "y.py").write_text("from picode.session.store import SessionSummary\n")
     assert rooms_entered(tmp_path) == ["tui/x.py imports picode.session.store.index"]
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+
+
+def documented_session_api() -> set[str]:
+    """The backticked names of the "The session API" section of docs/architecture.md."""
+    text = DOCS.read_text(encoding="utf-8")
+    section = text.split("## The session API", 1)[1].split("\n## ", 1)[0]
+    bullets = "".join(line for line in section.splitlines(True) if line.startswith(("-", " ")))
+    return {name for name in re.findall(r"`([a-z_]+)`", bullets) if "/" not in name}
+
+
+def test_the_session_api_is_the_documented_one() -> None:
+    # A new public member is a decision: it goes into docs/architecture.md with it.
+    from picode.session.agent_session import AgentSession
+
+    public = {name for name in dir(AgentSession) if not name.startswith("_")}
+    assert public == documented_session_api()
+
+
+def private_session_uses(root: Path = SOURCE) -> list[str]:
+    """``session._x`` (or ``app.session._x``) in the front ends."""
+    found: list[str] = []
+    for layer in ("tui", "modes"):
+        for path in (root / layer).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+                    continue
+                owner = node.value
+                named = isinstance(owner, ast.Name) and owner.id == "session"
+                if named or (isinstance(owner, ast.Attribute) and owner.attr == "session"):
+                    found.append(f"{path.relative_to(root)}:{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_front_ends_use_no_private_session_member() -> None:
+    assert private_session_uses() == []
+
+
+def test_the_private_use_check_itself(tmp_path: Path) -> None:
+    (tmp_path / "tui").mkdir()
+    (tmp_path / "modes").mkdir()
+    (tmp_path / "tui" / "a.py").write_text("self.app.session._agent.abort()\nsession.model\n")
+    (tmp_path / "modes" / "b.py").write_text("session._usage\nother._x\n")
+    assert sorted(private_session_uses(tmp_path)) == [
+        "modes/b.py:1: ._usage",
+        "tui/a.py:1: ._agent",
+    ]

@@ -130,8 +130,8 @@ class FakeProgressTool(BaseTool):
         return ToolResult.text("all steps")
 
 
-class Recorder:
-    """Listener that keeps every event."""
+class FakeListener:
+    """Stands in for an agent's subscriber (the session): keeps every event."""
 
     def __init__(self) -> None:
         self.events: list[AgentEvent] = []
@@ -161,9 +161,9 @@ def describe(event: AgentEvent) -> str:
 
 def make_agent(
     provider: FauxProvider, tools: Sequence[BaseTool] = (), **kwargs: Any
-) -> tuple[Agent, Recorder]:
+) -> tuple[Agent, FakeListener]:
     agent = Agent(model=provider.model, tools=tools, **kwargs)
-    recorder = Recorder()
+    recorder = FakeListener()
     agent.subscribe(recorder)
     return agent, recorder
 

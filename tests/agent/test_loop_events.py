@@ -21,7 +21,7 @@ from picode.ai.models import Model
 from picode.ai.options import StreamOptions
 from picode.ai.providers.faux import FauxText, FauxToolCall, FauxTurn, text_turn, tool_turn
 from picode.ai.types import AssistantMessage, Context, UserMessage
-from tests.agent.fakes import FakeEchoTool, Recorder, faux, make_agent, run
+from tests.agent.fakes import FakeEchoTool, FakeListener, faux, make_agent, run
 
 TEXT_TURN_EVENTS = [
     "message_start:assistant",
@@ -200,7 +200,7 @@ def test_listener_exceptions_are_logged_and_do_not_break_the_run(
         raise RuntimeError("listener bug")
 
     agent.subscribe(broken)
-    later = Recorder()
+    later = FakeListener()
     agent.subscribe(later)
     with caplog.at_level(logging.ERROR):
         run(lambda: agent.prompt("hi"))
@@ -232,7 +232,7 @@ def test_async_listeners_finish_each_event_before_the_next() -> None:
 def test_unsubscribe_stops_delivery() -> None:
     provider = faux(text_turn("one"), text_turn("two"))
     agent = Agent(model=provider.model)
-    recorder = Recorder()
+    recorder = FakeListener()
     unsubscribe = agent.subscribe(recorder)
     run(lambda: agent.prompt("first"))
     count = len(recorder.events)

@@ -10,12 +10,14 @@ import threading
 import time
 
 from picode.ai.builder import import_provider
+from tests.fake_modules import SLOW_IMPORT_GATE
 
-MODULE = "tests.ai.slow_provider_module"
+MODULE = "tests.fake_modules.slow_provider"
 
 
 def test_import_provider_waits_for_an_import_in_progress() -> None:
     sys.modules.pop(MODULE, None)
+    SLOW_IMPORT_GATE.clear()
     warm = threading.Thread(target=importlib.import_module, args=(MODULE,))
     warm.start()
     deadline = time.monotonic() + 5
@@ -27,12 +29,12 @@ def test_import_provider_waits_for_an_import_in_progress() -> None:
         waiter = asyncio.ensure_future(import_provider(MODULE))
         await asyncio.sleep(0.05)
         assert not waiter.done()  # still waiting for the warm-up thread's import
-        sys.modules[MODULE].release.set()
+        SLOW_IMPORT_GATE.set()
         return await asyncio.wait_for(waiter, 5)
 
     try:
         module = asyncio.run(scenario())
     finally:
-        sys.modules[MODULE].release.set()
+        SLOW_IMPORT_GATE.set()
         warm.join(5)
     assert callable(getattr(module, "produce", None))

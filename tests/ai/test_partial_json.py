@@ -287,7 +287,9 @@ def test_a_200_kb_argument_in_16_byte_deltas_is_scanned_once_and_never_hits_the_
 
     decoded: list[int] = []
 
-    class CountingJson:
+    class FakeJson:
+        """Stands in for the ``json`` module and counts what it decodes."""
+
         @staticmethod
         def loads(text: str, **kwargs: Any) -> Any:
             decoded.append(len(text))
@@ -297,7 +299,7 @@ def test_a_200_kb_argument_in_16_byte_deltas_is_scanned_once_and_never_hits_the_
 
     monkeypatch.setattr(partial_json._ScanState, "feed", counting_feed)
     monkeypatch.setattr(partial_json, "_parse_with_library", counting_library)
-    monkeypatch.setattr(partial_json, "json", CountingJson)
+    monkeypatch.setattr(partial_json, "json", FakeJson)
 
     content = "".join(f'line {i}: "quoted" \\ tab\t é 😀\n' for i in range(5000))
     text = json.dumps({"path": "big.txt", "content": content})

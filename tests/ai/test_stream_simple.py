@@ -314,7 +314,7 @@ def test_a_produce_that_raises_gives_a_readable_error_event() -> None:
 
 
 def test_a_provider_module_given_by_name_is_imported_on_first_use() -> None:
-    name = "tests.ai.fake_provider_module"
+    name = "tests.fake_modules.provider"
     sys.modules.pop(name, None)
 
     async def body() -> None:

@@ -21,13 +21,17 @@ TIMEOUT = 60.0
 
 
 @dataclass
-class Terminal:
+class FakeEditorTerminal:
+    """A terminal the fake editor started for picode (``terminal/create``)."""
+
     process: asyncio.subprocess.Process
     output: bytearray
     reader: asyncio.Future[None]
 
 
-class RecordingClient:
+class FakeEditor:
+    """Stands in for the editor at the client end of ACP: the callbacks picode calls."""
+
     def __init__(
         self, *, answers: list[str] | None = None, buffers: dict[str, str] | None = None
     ) -> None:
@@ -40,7 +44,7 @@ class RecordingClient:
         self.buffers = dict(buffers or {})
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
-        self.terminals: dict[str, Terminal] = {}
+        self.terminals: dict[str, FakeEditorTerminal] = {}
         self.commands: list[list[str]] = []
         self.released: list[str] = []
 
@@ -101,7 +105,9 @@ class RecordingClient:
             while chunk := await process.stdout.read(4096):
                 output.extend(chunk)
 
-        self.terminals[terminal_id] = Terminal(process, output, asyncio.ensure_future(collect()))
+        self.terminals[terminal_id] = FakeEditorTerminal(
+            process, output, asyncio.ensure_future(collect())
+        )
         self.commands.append([command, *(args or [])])
         return CreateTerminalResponse(terminal_id=terminal_id)
 
@@ -167,7 +173,7 @@ def point_at(wire: WireServer, picode: PicodeEnv) -> AnthropicDriver:
 @asynccontextmanager
 async def connect(
     picode: PicodeEnv,
-    client: RecordingClient,
+    client: FakeEditor,
     *args: str,
     fs: bool = False,
     terminal: bool = False,

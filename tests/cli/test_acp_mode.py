@@ -9,7 +9,7 @@ import pytest
 
 from tests.cli.acp_client import (
     TIMEOUT,
-    RecordingClient,
+    FakeEditor,
     connect,
     new_session,
     point_at,
@@ -25,7 +25,7 @@ def test_streamed_answer_in_a_session_named_by_its_picode_id(
 ) -> None:
     api = point_at(wire, picode)
     wire.enqueue(api.text("Hello ", "from ", "picode."))
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def script() -> Any:
         async with connect(picode, client, "--model", api.model) as (conn, _):
@@ -50,7 +50,7 @@ def test_cancel_closes_the_model_request(wire: WireServer, picode: PicodeEnv) ->
 
     api = point_at(wire, picode)
     wire.enqueue(api.text_then("Thinking about", Stall()))
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def script() -> Any:
         async with connect(picode, client, "--model", api.model) as (conn, _):
@@ -78,7 +78,7 @@ def test_a_prompt_sent_right_after_cancel_waits_for_it_and_runs(
 
     api = point_at(wire, picode)
     wire.enqueue(api.text_then("Thinking about", Stall()), api.text("Second answer."))
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def script() -> Any:
         async with connect(picode, client, "--model", api.model) as (conn, _):
@@ -104,7 +104,7 @@ def test_an_empty_prompt_is_refused_and_never_reaches_the_model(
     from acp import RequestError, text_block
 
     api = point_at(wire, picode)
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def script() -> None:
         async with connect(picode, client, "--model", api.model) as (conn, _):
@@ -127,7 +127,7 @@ def test_an_edit_is_a_tool_call_with_a_diff(wire: WireServer, picode: PicodeEnv)
         ),
         api.text("Changed."),
     )
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def script() -> Any:
         async with connect(picode, client, "--model", api.model) as (conn, _):
@@ -151,7 +151,7 @@ def test_bash_output_streams_while_the_command_runs(wire: WireServer, picode: Pi
     # The command waits for the client to have seen its first line before it finishes.
     command = "echo started; while [ ! -e go ]; do sleep 0.02; done; echo finished"
     wire.enqueue(api.tool_call("call_sh", "bash", {"command": command}), api.text("Ran it."))
-    client = RecordingClient()
+    client = FakeEditor()
 
     def shows(text: str) -> Any:
         def found(update: Any) -> bool:
@@ -185,7 +185,7 @@ def test_bash_runs_in_the_editor_terminal_when_offered(wire: WireServer, picode:
         api.tool_call("call_t", "bash", {"command": "echo in the editor; exit 3"}),
         api.text("It failed."),
     )
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def script() -> Any:
         async with connect(picode, client, "--model", api.model, terminal=True) as (conn, _):
@@ -209,7 +209,7 @@ def test_cancel_kills_the_command_in_the_editor_terminal(
     api = point_at(wire, picode)
     command = "while true; do sleep 0.05; done"
     wire.enqueue(api.tool_call("call_loop", "bash", {"command": command}))
-    client = RecordingClient()
+    client = FakeEditor()
 
     def embeds_terminal(update: Any) -> bool:
         return update.session_update == "tool_call_update" and any(
@@ -242,7 +242,7 @@ def test_set_mode_then_permission_asks_reject_and_allow(
         api.tool_call("call_yes", "write", {"path": "allowed.txt", "content": "yes\n"}),
         api.text("One of two."),
     )
-    client = RecordingClient(answers=["no", "yes"])
+    client = FakeEditor(answers=["no", "yes"])
 
     async def script() -> Any:
         async with connect(picode, client, "--model", api.model) as (conn, _):
@@ -290,13 +290,13 @@ def test_load_replays_the_saved_session_then_continues_it(
     )
 
     async def first() -> str:
-        async with connect(picode, RecordingClient(), "--model", api.model) as (conn, _):
+        async with connect(picode, FakeEditor(), "--model", api.model) as (conn, _):
             session_id = (await new_session(conn, picode.project)).session_id
             await prompt(conn, session_id, "take notes")
             return str(session_id)
 
     session_id = asyncio.run(first())
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def second() -> Any:
         async with connect(picode, client, "--model", api.model) as (conn, _):
@@ -337,7 +337,7 @@ def test_the_editor_file_system_serves_reads_and_takes_writes(
         ),
         api.text("Done."),
     )
-    client = RecordingClient(buffers={str(target): "unsaved buffer\n"})
+    client = FakeEditor(buffers={str(target): "unsaved buffer\n"})
 
     async def script() -> Any:
         async with connect(picode, client, "--model", api.model, fs=True) as (conn, _):
@@ -360,7 +360,7 @@ def test_model_and_thinking_are_session_options(wire: WireServer, picode: Picode
     wire.enqueue(api.text("thought"), api.text("switched"))
 
     async def script() -> Any:
-        async with connect(picode, RecordingClient(), "--model", api.model) as (conn, _):
+        async with connect(picode, FakeEditor(), "--model", api.model) as (conn, _):
             session = await new_session(conn, picode.project)
             session_id = session.session_id
             model = next(o for o in session.config_options if o.id == "model")
@@ -397,7 +397,7 @@ def test_a_missing_key_is_reported_as_authentication(picode: PicodeEnv) -> None:
 
     async def script() -> Any:
         args = ("--model", "anthropic/claude-sonnet-4-5")
-        async with connect(picode, RecordingClient(), *args) as (conn, initialized):
+        async with connect(picode, FakeEditor(), *args) as (conn, initialized):
             methods = initialized.auth_methods
             with pytest.raises(RequestError, match="Authentication required") as refused:
                 await conn.authenticate(method_id=methods[0].id)
@@ -420,7 +420,7 @@ def test_stop_reason_and_usage_come_from_the_reply(wire: WireServer, picode: Pic
     )
 
     async def script() -> Any:
-        async with connect(picode, RecordingClient(), "--model", api.model) as (conn, _):
+        async with connect(picode, FakeEditor(), "--model", api.model) as (conn, _):
             session_id = (await new_session(conn, picode.project)).session_id
             return await prompt(conn, session_id, "long answer")
 
@@ -439,7 +439,7 @@ def test_a_session_in_another_folder_gets_that_folders_trust(
     stranger = picode.project.parent / "cloned"
     (stranger / ".picode").mkdir(parents=True)
     (stranger / ".picode" / "SYSTEM.md").write_text("You are a pirate.")
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def script() -> None:
         # Trusted at launch: the launch folder only, never a folder the editor opens later.

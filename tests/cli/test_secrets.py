@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.acp_client import RecordingClient, connect, new_session, point_at, prompt
+from tests.cli.acp_client import FakeEditor, connect, new_session, point_at, prompt
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
 from tests.wire.server import WireServer
@@ -92,7 +92,7 @@ def test_the_editor_terminal_and_acp_updates_carry_no_key(
         api.tool_call("call_env", "bash", {"command": "echo github=$GITHUB_TOKEN."}),
         api.text(f"The key is {KEY}."),
     )
-    client = RecordingClient()
+    client = FakeEditor()
 
     async def script() -> Any:
         async with connect(picode, client, "--model", api.model, terminal=True) as (conn, _):

@@ -198,12 +198,12 @@ def test_acp_asks_about_the_projects_picode_folder_in_the_never_mode(
 ) -> None:
     import asyncio
 
-    from tests.cli.acp_client import RecordingClient, connect, new_session, point_at, prompt
+    from tests.cli.acp_client import FakeEditor, connect, new_session, point_at, prompt
 
     api = point_at(wire, picode)
     plant = {"path": ".picode/extensions/x.py", "content": "import os\n"}
     wire.enqueue(api.tool_call("call_p", "write", plant), api.text("Not planted."))
-    client = RecordingClient(answers=["no"])
+    client = FakeEditor(answers=["no"])
 
     async def script() -> None:
         async with connect(picode, client, "--model", api.model) as (conn, _):

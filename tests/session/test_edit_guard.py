@@ -38,7 +38,7 @@ def guard_for(cwd: Path) -> EditGuard:
     return EditGuard(lambda: [EditTool(cwd)])
 
 
-class StreamedCall:
+class FakeStreamedCall:
     """Streams one tool call's JSON into a partial message the way the builder does."""
 
     def __init__(self, name: str, earlier: list[ToolCall] | None = None) -> None:
@@ -65,7 +65,7 @@ def stream_call(
 ) -> tuple[list[EarlyVerdict], int, int]:
     """Feed the call in ``chunk``-sized pieces; (verdicts, chars sent at first verdict, total)."""
     raw = json.dumps(args)
-    streamed = StreamedCall(name, earlier)
+    streamed = FakeStreamedCall(name, earlier)
     verdicts: list[EarlyVerdict] = []
     first_at = -1
     for start in range(0, len(raw), chunk):

@@ -13,8 +13,8 @@ from picode.tools.write import WriteTool
 from tests.tools.helpers import run, run_error
 
 
-class BufferFiles:
-    """An editor's view: unsaved buffers that differ from the disk."""
+class FakeBufferFiles:
+    """Stands in for an editor's files: unsaved buffers that differ from the disk."""
 
     def __init__(self, buffers: dict[Path, str]) -> None:
         self.buffers = buffers
@@ -37,7 +37,7 @@ class BufferFiles:
 def test_read_returns_the_buffer_not_the_disk(tmp_path: Path) -> None:
     target = tmp_path / "a.py"
     target.write_text("on disk\n")
-    files = BufferFiles({target: "unsaved\nchange\n"})
+    files = FakeBufferFiles({target: "unsaved\nchange\n"})
     result = run(ReadTool(tmp_path, files), path="a.py", offset=2)
     assert result.text_content == "change"
     assert files.reads == [target]
@@ -46,7 +46,7 @@ def test_read_returns_the_buffer_not_the_disk(tmp_path: Path) -> None:
 def test_edit_changes_the_buffer_and_leaves_the_disk(tmp_path: Path) -> None:
     target = tmp_path / "a.py"
     target.write_text("x = 1\n")
-    files = BufferFiles({target: "x = 2\n"})
+    files = FakeBufferFiles({target: "x = 2\n"})
     result = run(EditTool(tmp_path, files), path="a.py", old_text="x = 2", new_text="x = 3")
     assert files.buffers[target] == "x = 3\n"
     assert target.read_text() == "x = 1\n"
@@ -54,7 +54,7 @@ def test_edit_changes_the_buffer_and_leaves_the_disk(tmp_path: Path) -> None:
 
 
 def test_write_goes_to_the_access_and_reports_new_files(tmp_path: Path) -> None:
-    files = BufferFiles({})
+    files = FakeBufferFiles({})
     result = run(WriteTool(tmp_path, files), path="new.txt", content="hello\n")
     assert files.buffers == {tmp_path / "new.txt": "hello\n"}
     assert result.details["created"] is True
@@ -63,14 +63,14 @@ def test_write_goes_to_the_access_and_reports_new_files(tmp_path: Path) -> None:
 
 def test_an_unreadable_buffer_is_a_tool_error(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x\n")
-    message = run_error(ReadTool(tmp_path, BufferFiles({})), path="a.py")
+    message = run_error(ReadTool(tmp_path, FakeBufferFiles({})), path="a.py")
     assert message == "Cannot read a.py: No such file or directory."
 
 
 def test_coding_tools_hand_the_access_to_the_file_tools(tmp_path: Path) -> None:
     target = tmp_path / "a.py"
     target.write_text("disk\n")
-    files = BufferFiles({target: "buffer\n"})
+    files = FakeBufferFiles({target: "buffer\n"})
     tools = {tool.name: tool for tool in coding_tools(tmp_path, files=files)}
     assert run(tools["read"], path="a.py").text_content == "buffer"
     run(tools["edit"], path="a.py", old_text="buffer", new_text="edited")
@@ -81,7 +81,7 @@ def test_coding_tools_hand_the_access_to_the_file_tools(tmp_path: Path) -> None:
 
 def test_the_streamed_edit_check_stays_out_of_files_it_cannot_see(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("on disk\n")
-    buffered = EditTool(tmp_path, BufferFiles({})).streaming_check()
+    buffered = EditTool(tmp_path, FakeBufferFiles({})).streaming_check()
     on_disk = EditTool(tmp_path).streaming_check()
     arguments = {"path": "a.py", "old_text": "only in the buffer", "new_text": "x"}
     assert on_disk.check(0, arguments, []) is not None

@@ -1,16 +1,16 @@
-"""TUI test helpers: the real app on a real AgentSession driven by the scripted provider."""
+"""What every TUI test folder shares: ``run``, ``wait_until`` and a pinned clock, and the real
+app on a real AgentSession driven by the scripted provider (the ``tui`` fixture); tiny apps
+that host a widget or a screen are in ``hosts.py``."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from picode.agent.tool import AgentTool, ToolResult
-from picode.ai.abort import AbortSignal
+from picode.agent.tool import AgentTool
 from picode.ai.models import builtin_registry
 from picode.ai.providers.faux import FauxProvider
 from picode.session.agent_session import AgentSession
@@ -128,6 +128,16 @@ async def open_session(pilot: Any) -> AgentSession:
     return session
 
 
+async def start_turn(pilot: Any, text: str) -> AgentSession:
+    """Type ``text``, press Enter without waiting for the app to go idle, and return the
+    session once its turn is running."""
+    session = await open_session(pilot)
+    await type_text(pilot, text)
+    press_now(pilot.app, "enter")
+    await wait_until(pilot, lambda: session.is_running, what="the turn running")
+    return session
+
+
 def notices(app: PicodeApp) -> list[str]:
     """The text of every notice in the transcript, oldest first."""
     from picode.tui.widgets.notice import NoticeView
@@ -144,39 +154,3 @@ def press_now(app: Any, *keys: str) -> None:
     a second while the app is busy streaming, which would hide what happens meanwhile)."""
     for key in keys:
         app.simulate_key(key)
-
-
-class FakeSlowTool:
-    """A tool that runs until released or aborted, and records whether its signal fired."""
-
-    label = "Slow"
-    description = "Waits until the test releases it."
-
-    def __init__(self, name: str = "slow") -> None:
-        self.name = name
-        self.started = False
-        self.signal_fired = False
-        self.release: asyncio.Event | None = None
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {}}
-
-    def validate(self, arguments: dict[str, Any]) -> Any:
-        return arguments
-
-    async def execute(
-        self, call_id: str, args: Any, signal: AbortSignal, on_update: Any
-    ) -> ToolResult:
-        self.release = asyncio.Event()
-        signal.add_callback(lambda _reason: setattr(self, "signal_fired", True))
-        self.started = True
-        on_update(ToolResult.text(f"{self.name} is working"))
-        released = asyncio.ensure_future(self.release.wait())
-        aborted = asyncio.ensure_future(signal.wait())
-        try:
-            await asyncio.wait({released, aborted}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            released.cancel()
-            aborted.cancel()
-        return ToolResult.text(f"{self.name} finished")

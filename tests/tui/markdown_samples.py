@@ -1,6 +1,12 @@
-"""Generated Markdown replies of a chosen length: the same sections for tests and benches."""
+"""Generated Markdown replies of a chosen length: the same sections for tests and benches;
+and rendered rows compared with their styles."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from picode.tui.widgets.md_render import Row
 
 SECTION = """## Section {n}
 
@@ -26,3 +32,21 @@ def sections(size: int) -> str:
         length += len(parts[-1])
         n += 1
     return "".join(parts)
+
+
+def signature(rows: list[Row]) -> list[tuple[Any, ...]]:
+    """Rows compared with their styles (Content's ``==`` compares text only)."""
+    return [
+        (
+            row.body.plain,
+            tuple(row.body.spans),
+            row.first.plain,
+            tuple(row.first.spans),
+            row.rest.plain,
+            row.code,
+            row.center,
+            row.rule,
+            row.table,
+        )
+        for row in rows
+    ]

@@ -167,17 +167,17 @@ def error_hint(message: str, session: Any) -> str | None:
     """A next step for the failures people hit most."""
     lowered = message.lower()
     model = session.model
-    info = session.registry.providers.get(model.provider)
+    info = session.provider_info(model.provider)
     if message.startswith("401") or "unauthorized" in lowered or "api key" in lowered:
         variables = " or ".join(info.api_key_env) if info and info.api_key_env else None
         if variables:
             return f"check {variables} (or api_key in [providers.{model.provider}] of config.toml)"
         return f"check the api_key / api_key_env of [providers.{model.provider}] in config.toml"
     if message.startswith("404"):
-        url = session.credentials.base_url(model)
+        url = session.base_url(model)
         return f"check the model id '{model.id}' and the base URL {url}"
     if any(sign in lowered for sign in UNREACHABLE):
-        url = session.credentials.base_url(model)
+        url = session.base_url(model)
         return f"is the server at {url} reachable?"
     return None
 

@@ -48,8 +48,7 @@ from picode.session.events import (
     QueueChanged,
     SaveFailed,
 )
-from picode.session.extensions.loader import Command, ExtensionHost
-from picode.session.mcp.status import McpServerStatus
+from picode.session.extensions.loader import ExtensionHost
 from picode.session.models.controls import ModelControls
 from picode.session.models.credentials import Credentials
 from picode.session.options import SessionOptions
@@ -63,11 +62,13 @@ from picode.session.safety.approval import (
 )
 from picode.session.safety.controls import SafetyControls
 from picode.session.safety.secrets import redact_tool_result
+from picode.session.seams import SessionSeams
 from picode.session.store.conversation import StoredConversation
 from picode.session.store.recorder import Restored, SessionRecorder
-from picode.session.switching import saved_choices, switch_to
+from picode.session.switching import SessionSwitching, saved_choices
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
+from picode.session.view import SessionView
 
 if TYPE_CHECKING:
     from picode.session.mcp.manager import McpManager
@@ -77,30 +78,44 @@ log = logging.getLogger(__name__)
 __all__ = ["AgentBusyError", "AgentSession", "SessionOptions", "SessionUsage"]
 
 
-class AgentSession(ModelControls, SafetyControls, StoredConversation):
+class AgentSession(
+    SessionView,
+    ModelControls,
+    SafetyControls,
+    StoredConversation,
+    SessionSwitching,
+):
     """Use ``await AgentSession.open(options)``; every part exists once constructed."""
 
     def __init__(self, options: SessionOptions) -> None:
-        self.options = options
-        self.cwd = options.cwd
-        self.settings = options.settings
-        self.registry = options.registry
-        self.credentials = Credentials(options.registry, options.paths)
-        self.credentials.remember_all()
+        self._options = options
+        self._settings = options.settings
+        self._registry = options.registry
+        self._credentials = Credentials(options.registry, options.paths)
+        self._credentials.remember_all()
         self._events = EventHub()
-        #: Why the last write to the session file failed; None while everything is saved.
-        self.save_error: str | None = None
-        self.recorder = SessionRecorder(options.paths, options.cwd, self.notify)
-        self.extensions = ExtensionHost(
+        self._seams = SessionSeams(
+            emit=self._emit,
+            emit_soon=self._emit_soon,
+            notify=self.notify,
+            has_queued=lambda: self._has_queued,
+            wait_retry=self._wait_retry,
+            spend=self._spend,
+            send_message=self._send_message,
+            append_entry=self._append_entry,
+        )
+        self._save_error: str | None = None
+        self._recorder = SessionRecorder(options.paths, options.cwd, self.notify)
+        self._extensions = ExtensionHost(
             cwd=options.cwd,
             user_dir=options.paths.extensions_dir,
             project_dir=project_dir(options.cwd) / "extensions"
             if options.project_trusted
             else None,
             use_entry_points=options.load_extensions,
-            sink=self,
+            sink=self._seams,
         )
-        self.approval = ApprovalGate(
+        self._approval = ApprovalGate(
             options.approval or options.settings.approval,
             options.approver,
             ProtectedPaths.standard(options.paths, options.cwd),
@@ -110,22 +125,22 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
         self._running = False
         self._closed = False
         self._mcp: McpManager | None = None
-        for problem in self.extensions.load() if options.load_extensions else []:
+        for problem in self._extensions.load() if options.load_extensions else []:
             self.notify(problem, "warning", "extensions")
-        tools = self.extensions.merged_tools(options.tools, self.notify)
-        offer_escalation(tools, self.approval)
-        restored = self.recorder.open(options.session)
+        tools = self._extensions.merged_tools(options.tools, self.notify)
+        offer_escalation(tools, self._approval)
+        restored = self._recorder.open(options.session)
         # A resumed session keeps its model and thinking level unless the command line
         # chose them explicitly.
         model, thinking = saved_choices(
-            self.registry,
+            self._registry,
             restored,
             options.model,
             options.thinking,
             keep_model=options.model_explicit,
             keep_thinking=options.thinking_explicit,
         )
-        self.agent = Agent(
+        self._agent = Agent(
             model=model,
             system_prompt=self._system_prompt(tools),
             tools=tools,
@@ -135,26 +150,26 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
             stream_options=self._stream_options,
             before_tool_call=self._before_tool_call,
             after_tool_call=self._after_tool_call,
-            steering_mode=self.settings.steering_mode,
-            follow_up_mode=self.settings.follow_up_mode,
-            max_parallel=self.settings.tools.max_parallel,
+            steering_mode=self._settings.steering_mode,
+            follow_up_mode=self._settings.follow_up_mode,
+            max_parallel=self._settings.tools.max_parallel,
         )
         project_rules = project_dir(self.cwd) / "rules" if options.project_trusted else None
         rules, rule_problems = load_rules(project_rules, options.paths.rules_dir)
         for problem in rule_problems:
             self.notify(problem, "warning", "rules")
-        self.recovery = RecoveryPlanner(
-            self.agent,
-            self,
-            self.recorder,
-            self.settings,
+        self._recovery = RecoveryPlanner(
+            self._agent,
+            self._seams,
+            self._recorder,
+            self._settings,
             RequestSeams(options.stream_fn, self._stream_options),
             rules,
             restored.fired_rules,
         )
-        self.agent.subscribe(self._on_agent_event)
-        self.usage = restored.usage
-        self.recorder.set_current(model, thinking)
+        self._agent.subscribe(self._on_agent_event)
+        self._usage = restored.usage
+        self._recorder.set_current(model, thinking)
         #: The built-in and extension tools; MCP tools are added to these as servers connect.
         self._own_tools = list(tools)
 
@@ -166,11 +181,11 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
         extensions the session started."""
         session = cls(options)
         session._start_mcp()
-        await session.extensions.emit("session_start", session)
+        await session._extensions.emit("session_start", session)
         return session
 
     def _start_mcp(self) -> None:
-        servers = self.settings.mcp.servers
+        servers = self._settings.mcp.servers
         if not servers:
             return
         # The SDK is imported only now: a session without servers never loads it.
@@ -181,20 +196,20 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
 
     def _mcp_changed(self) -> None:
         if self._mcp is not None:
-            tools, self.approval.gated_as_all = self._mcp.offer(self._own_tools)
-            self.agent.set_tools(tools)
-            self.emit_soon(McpServersChanged(self._mcp.statuses()))
+            tools, self._approval.gated_as_all = self._mcp.offer(self._own_tools)
+            self._agent.set_tools(tools)
+            self._emit_soon(McpServersChanged(self._mcp.statuses()))
 
     def _system_prompt(self, tools: Sequence[AgentTool]) -> str:
         summaries = [(tool.name, first_line(tool.description)) for tool in tools]
         problems: list[str] = []
         prompt = build_system_prompt(
             cwd=self.cwd,
-            config_dir=self.options.paths.config_dir,
+            config_dir=self._options.paths.config_dir,
             tools=summaries,
-            override=self.options.system_prompt,
-            append=self.options.append_system_prompt,
-            project_trusted=self.options.project_trusted,
+            override=self._options.system_prompt,
+            append=self._options.append_system_prompt,
+            project_trusted=self._options.project_trusted,
             problems=problems,
         )
         for problem in problems:
@@ -212,37 +227,23 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
 
     def _stream_options(self, model: Model) -> StreamOptions:
         return StreamOptions(
-            api_key=self.credentials.api_key(model),
-            base_url=self.credentials.base_url(model),
+            api_key=self._credentials.api_key(model),
+            base_url=self._credentials.base_url(model),
             headers=dict(model.headers),
             session_id=self.session_id,
         )
 
-    # --- state -------------------------------------------------------------------------
-
-    @property
-    def extension_commands(self) -> dict[str, Command]:
-        """Slash commands registered by extensions, by name."""
-        return self.extensions.commands
+    # --- commands that need no run ---------------------------------------------------
 
     async def run_extension_command(self, name: str, argument: str) -> bool:
         """Run ``/name argument``; False when no extension registered ``name``."""
-        return await self.extensions.run_command(name, argument)
-
-    def mcp_servers(self) -> list[McpServerStatus]:
-        """Each configured MCP server's state and tools (``McpServersChanged`` says when
-        this changes); empty when none is configured."""
-        return [] if self._mcp is None else self._mcp.statuses()
+        return await self._extensions.run_command(name, argument)
 
     async def wait_for_mcp(self) -> None:
         """Until every MCP server has connected or failed, each within its ``timeout_s``
         (headless runs wait so that the model sees the tools from the first prompt)."""
         if self._mcp is not None:
             await self._mcp.wait_settled()
-
-    def tool(self, name: str) -> AgentTool | None:
-        """The tool of that name the model can call now, if any."""
-        return next((tool for tool in self.agent.state.tools if tool.name == name), None)
 
     def add_note(self, text: str) -> None:
         """Add ``text`` to the context as the person's message without running the model
@@ -254,85 +255,59 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
             self.follow_up(text)
             return
         message = UserMessage(text)
-        self.agent.append_message(message)
-        self.recorder.record_note(message)
+        self._agent.append_message(message)
+        self._recorder.record_note(message)
 
-    def spend(self, reply: AssistantMessage | None) -> dict[str, Any]:
+    def _spend(self, reply: AssistantMessage | None) -> dict[str, Any]:
         """Count a request the session made of its own (a compaction's summary) in its
         usage; the running total, which the compaction entry keeps for a resume."""
         if reply is not None:
-            self.usage.add(reply)
-        return self.usage.as_record()
-
-    @property
-    def is_running(self) -> bool:
-        return self._running
-
-    @property
-    def retry_pending(self) -> bool:
-        return self._abort_retry is not None
-
-    @property
-    def messages(self) -> list[Message]:
-        return self.agent.state.messages
-
-    @property
-    def queued_steering(self) -> list[str]:
-        return [split_attachments(message)[0] for message in self.agent.queued_steering]
-
-    @property
-    def queued_follow_ups(self) -> list[str]:
-        return [split_attachments(message)[0] for message in self.agent.queued_follow_ups]
-
-    @property
-    def context_tokens(self) -> int:
-        from picode.session.recovery.compaction import context_tokens
-
-        return context_tokens(self.messages)
+            self._usage.add(reply)
+        return self._usage.as_record()
 
     # --- events ------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         return self._events.subscribe(listener)
 
-    async def emit(self, event: AnySessionEvent) -> None:
+    async def _emit(self, event: AnySessionEvent) -> None:
         await self._events.emit(event)
 
-    def emit_soon(self, event: AnySessionEvent) -> None:
+    def _emit_soon(self, event: AnySessionEvent) -> None:
         """Emit from synchronous code; listeners still run in order on the loop."""
         self._events.emit_soon(event)
 
     async def _on_agent_event(self, event: AgentEvent) -> None:
         match event:
             case MessageUpdate():
-                self.recovery.on_update(event)
+                self._recovery.on_update(event)
             case MessageStart(message=message):
                 if isinstance(message, AssistantMessage):
-                    self.recovery.on_assistant_start()
+                    self._recovery.on_assistant_start()
                 elif isinstance(message, UserMessage):
                     # A queued message may just have been delivered: the queues changed.
                     self._queue_changed()
-                await self.extensions.emit("message_start", message)
+                await self._extensions.emit("message_start", message)
             case MessageEnd(message=message):
-                if self.recovery.keep_message(message):
+                if self._recovery.keep_message(message):
                     self._record(message)
                     if isinstance(message, AssistantMessage):
-                        self.usage.add(message)
-                await self.extensions.emit("message_end", message)
+                        self._usage.add(message)
+                await self._extensions.emit("message_end", message)
             case AgentStart() | AgentEnd() | TurnStart() | TurnEnd():
-                await self.extensions.emit(event.type, event)
-        await self.emit(event)
+                await self._extensions.emit(event.type, event)
+        await self._emit(event)
 
     def _record(self, message: Message) -> None:
         try:
-            self.recorder.record_message(message)
+            self._recorder.record_message(message)
         except OSError as exc:
             # The conversation goes on in memory; the person must know it is not saved,
             # and a headless run must not exit 0 (see save_error).
-            first = self.save_error is None
-            self.save_error = str(exc)
+            first = self._save_error is None
+            self._save_error = str(exc)
             if first:
-                self.emit_soon(SaveFailed(text=f"Could not save the session: {exc}"))
+                self._emit_soon(SaveFailed(text=f"Could not save the session: {exc}"))
 
     # --- commands ----------------------------------------------------------------------
 
@@ -344,31 +319,28 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
             raise AgentBusyError(
                 "picode is still working; steer or queue a follow-up, or abort first"
             )
-        self.credentials.require(self.model)
-        text = repair_text(await self.extensions.transform_input(repair_text(text)))
+        self._credentials.require(self.model)
+        text = repair_text(await self._extensions.transform_input(repair_text(text)))
         message = _user_message(text, attachments)
-        await self._run(lambda: self.agent.prompt(message))
-
-    async def continue_(self) -> None:
-        await self._run(self.agent.continue_)
+        await self._run(lambda: self._agent.prompt(message))
 
     async def _run(self, start: Callable[[], Awaitable[None]]) -> None:
         async with self._run_lock:
             self._running = True
             try:
-                await self.recovery.before_run()
+                await self._recovery.before_run()
                 await start()
-                await self.recovery.after_run()
+                await self._recovery.after_run()
                 # Typed after the agent's last turn but before the run was over (while it
                 # ended, retried or compacted): without this it would wait for the next run.
-                while not self.recovery.cancelled and self.has_queued_messages:
-                    await self.agent.continue_()
-                    await self.recovery.after_run()
+                while not self._recovery.cancelled and self._has_queued:
+                    await self._agent.continue_()
+                    await self._recovery.after_run()
             finally:
                 self._running = False
                 self._abort_retry = None
 
-    async def wait_retry(self, delay_ms: int) -> bool:
+    async def _wait_retry(self, delay_ms: int) -> bool:
         """Sleep before a retry; False when aborted in the meantime."""
         controller = self._abort_retry = AbortController()
         try:
@@ -380,12 +352,12 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
         return False
 
     def steer(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
-        self.agent.steer(_user_message(repair_text(text), attachments))
+        self._agent.steer(_user_message(repair_text(text), attachments))
         self._queue_changed()
         self._supersede_retry()
 
     def follow_up(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
-        self.agent.follow_up(_user_message(repair_text(text), attachments))
+        self._agent.follow_up(_user_message(repair_text(text), attachments))
         self._queue_changed()
         self._supersede_retry()
 
@@ -397,28 +369,28 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
 
     def clear_queues(self) -> list[str]:
         """The queued messages as typed (attached files come back as their mentions)."""
-        steering, follow_ups = self.agent.clear_queues()
+        steering, follow_ups = self._agent.clear_queues()
         self._queue_changed()
         return [split_attachments(message)[0] for message in [*steering, *follow_ups]]
 
     @property
-    def has_queued_messages(self) -> bool:
+    def _has_queued(self) -> bool:
         """Steering or follow-up messages wait to be delivered."""
-        return bool(self.agent.queued_steering or self.agent.queued_follow_ups)
+        return bool(self._agent.queued_steering or self._agent.queued_follow_ups)
 
     def _queue_changed(self) -> None:
-        self.emit_soon(QueueChanged(self.queued_steering, self.queued_follow_ups))
+        self._emit_soon(QueueChanged(self.queued_steering, self.queued_follow_ups))
 
     def abort(self) -> None:
         """Stop everything in flight: the stream, tools and a pending retry."""
-        self.recovery.cancel()
+        self._recovery.cancel()
         if self._abort_retry is not None:
             self._abort_retry.abort("user")
-        self.agent.abort("user")
+        self._agent.abort("user")
 
     async def wait_for_idle(self) -> None:
-        while self._running or self.agent.is_running:
-            await self.agent.wait_for_idle()
+        while self._running or self._agent.is_running:
+            await self._agent.wait_for_idle()
             await asyncio.sleep(0)
             if self._running:
                 async with self._run_lock:
@@ -433,27 +405,27 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
             raise AgentBusyError("cannot compact while picode is working; abort first")
         self._running = True
         try:
-            await self.recovery.compact("manual", instructions, keep_recent_tokens)
+            await self._recovery.compact("manual", instructions, keep_recent_tokens)
         finally:
             self._running = False
 
     async def new_session(self) -> None:
         # Without a session file (--no-session) the next conversation stays off disk too.
-        spec = "new" if self.recorder.persistent else None
-        await switch_to(self, lambda: self.recorder.open(spec), "new")
+        spec = "new" if self._recorder.persistent else None
+        await self._switch_to(lambda: self._recorder.open(spec), "new")
 
     async def switch_session(self, id_or_path: str) -> None:
-        await switch_to(self, lambda: self.recorder.open(id_or_path), "resume")
+        await self._switch_to(lambda: self._recorder.open(id_or_path), "resume")
 
     async def fork(self, entry_id: str) -> str:
         text = ""
 
         def do_fork() -> Restored:
             nonlocal text
-            restored, text = self.recorder.fork(entry_id)
+            restored, text = self._recorder.fork(entry_id)
             return restored
 
-        await switch_to(self, do_fork, "fork", keep_choices=True)
+        await self._switch_to(do_fork, "fork", keep_choices=True)
         return text
 
     async def close(self) -> None:
@@ -466,14 +438,14 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
                 await asyncio.wait_for(self.wait_for_idle(), 5)
             except TimeoutError:
                 log.warning("session did not settle within 5 s of closing")
-        await self.extensions.emit("session_end", self)
+        await self._extensions.emit("session_end", self)
         if self._mcp is not None:
             await self._mcp.close()
-        self.recorder.close()
+        self._recorder.close()
 
     # --- hooks and extension sink --------------------------------------------------------
 
-    def send_message(self, text: str, deliver_as: str = "follow_up") -> None:
+    def _send_message(self, text: str, deliver_as: str = "follow_up") -> None:
         if deliver_as == "steer" and self._running:
             self.steer(text)
         elif self._running:
@@ -481,13 +453,13 @@ class AgentSession(ModelControls, SafetyControls, StoredConversation):
         else:
             self._events.spawn(self.prompt(text))
 
-    def append_entry(self, custom_type: str, data: Any) -> None:
-        self.recorder.record_custom(custom_type, data)
+    def _append_entry(self, custom_type: str, data: Any) -> None:
+        self._recorder.record_custom(custom_type, data)
 
     def notify(self, text: str, level: str = "info", source: str | None = None) -> None:
         """A notice for the person (extensions call it too); an unknown level is info."""
         lvl: Any = level if level in ("info", "warning", "error") else "info"
-        self.emit_soon(Notice(lvl, text, source))
+        self._emit_soon(Notice(lvl, text, source))
 
 
 def _user_message(text: str, attachments: Sequence[UserContent]) -> UserMessage:

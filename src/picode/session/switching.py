@@ -9,11 +9,10 @@ with are replaced, and ``SessionSwitched`` tells the front ends.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from picode.ai.models import THINKING_LEVELS
 from picode.session.events import AnySessionEvent, SessionSwitched, SwitchReason
-from picode.session.usage import SessionUsage
 
 if TYPE_CHECKING:
     from picode.agent.agent import Agent
@@ -21,66 +20,82 @@ if TYPE_CHECKING:
     from picode.session.recovery.planner import RecoveryPlanner
     from picode.session.safety.approval import ApprovalGate
     from picode.session.store.recorder import Restored, SessionRecorder
+    from picode.session.usage import SessionUsage
 
 
-class Switchable(Protocol):
-    """The parts of a session a switch replaces or consults."""
+class SessionSwitching:
+    """A part of ``AgentSession`` (it inherits this): it replaces the session's own parts,
+    so they stay private to the session."""
 
-    agent: Agent
-    approval: ApprovalGate
-    recorder: SessionRecorder
-    registry: ModelRegistry
-    recovery: RecoveryPlanner
-    usage: SessionUsage
-    save_error: str | None
-
-    @property
-    def model(self) -> Model: ...
-
-    @property
-    def thinking(self) -> ThinkingLevel: ...
+    _agent: Agent
+    _approval: ApprovalGate
+    _recorder: SessionRecorder
+    _registry: ModelRegistry
+    _recovery: RecoveryPlanner
+    _usage: SessionUsage
+    _save_error: str | None
 
     @property
-    def session_id(self) -> str | None: ...
+    def model(self) -> Model:
+        raise NotImplementedError
 
     @property
-    def is_running(self) -> bool: ...
+    def thinking(self) -> ThinkingLevel:
+        raise NotImplementedError
 
-    def abort(self) -> None: ...
+    @property
+    def session_id(self) -> str | None:
+        raise NotImplementedError
 
-    async def wait_for_idle(self) -> None: ...
+    @property
+    def is_running(self) -> bool:
+        raise NotImplementedError
 
-    async def emit(self, event: AnySessionEvent) -> None: ...
+    def abort(self) -> None:
+        raise NotImplementedError
 
+    async def wait_for_idle(self) -> None:
+        raise NotImplementedError
 
-async def switch_to(
-    session: Switchable,
-    open_file: Callable[[], Restored],
-    reason: SwitchReason,
-    *,
-    keep_choices: bool = False,
-) -> None:
-    """Stop what runs, open the file ``open_file`` opens, and take its conversation.
+    async def _emit(self, event: AnySessionEvent) -> None:
+        raise NotImplementedError
 
-    ``keep_choices``: the model and thinking level stay as the person set them (a fork
-    goes on from here, not with what was in force at the fork point)."""
-    if session.is_running:
-        session.abort()
-        await session.wait_for_idle()
-    restored = open_file()
-    session.approval.forget_always()
-    session.save_error = None
-    session.agent.replace_messages(restored.messages)
-    session.usage = restored.usage
-    if keep_choices:
-        _record_choices_over(session, restored)
-    else:
-        model, thinking = saved_choices(session.registry, restored, session.model, session.thinking)
-        session.agent.set_model(model)
-        session.agent.set_thinking(thinking)
-    session.recorder.set_current(session.model, session.thinking)
-    session.recovery.reset(restored.fired_rules)
-    await session.emit(SessionSwitched(session.session_id or "", reason))
+    async def _switch_to(
+        self,
+        open_file: Callable[[], Restored],
+        reason: SwitchReason,
+        *,
+        keep_choices: bool = False,
+    ) -> None:
+        """Stop what runs, open the file ``open_file`` opens, and take its conversation.
+
+        ``keep_choices``: the model and thinking level stay as the person set them (a fork
+        goes on from here, not with what was in force at the fork point)."""
+        if self.is_running:
+            self.abort()
+            await self.wait_for_idle()
+        restored = open_file()
+        self._approval.forget_always()
+        self._save_error = None
+        self._agent.replace_messages(restored.messages)
+        self._usage = restored.usage
+        if keep_choices:
+            self._record_choices_over(restored)
+        else:
+            model, thinking = saved_choices(self._registry, restored, self.model, self.thinking)
+            self._agent.set_model(model)
+            self._agent.set_thinking(thinking)
+        self._recorder.set_current(self.model, self.thinking)
+        self._recovery.reset(restored.fired_rules)
+        await self._emit(SessionSwitched(self.session_id or "", reason))
+
+    def _record_choices_over(self, restored: Restored) -> None:
+        """The new file says what the branch had; add the model and level in force now."""
+        model = self.model
+        if restored.model is not None and restored.model != (model.provider, model.id):
+            self._recorder.record_model(model)
+        if restored.thinking is not None and restored.thinking != self.thinking:
+            self._recorder.record_thinking(self.thinking)
 
 
 def saved_thinking(restored: Restored) -> ThinkingLevel | None:
@@ -107,12 +122,3 @@ def saved_choices(
     if saved is not None and not keep_thinking:
         thinking = saved
     return model, thinking
-
-
-def _record_choices_over(session: Switchable, restored: Restored) -> None:
-    """The new file says what the branch had; add the model and level in force now."""
-    model = session.model
-    if restored.model is not None and restored.model != (model.provider, model.id):
-        session.recorder.record_model(model)
-    if restored.thinking is not None and restored.thinking != session.thinking:
-        session.recorder.record_thinking(session.thinking)

@@ -58,8 +58,9 @@ async def wait_recorded_prefix(record: Path, prefix: str, timeout: float = 10.0)
     await asyncio.wait_for(poll(), timeout)
 
 
-class StateWatch:
-    """Collects McpServersChanged events; waits for a server state."""
+class FakeMcpListener:
+    """Stands in for a session subscriber: collects McpServersChanged events; waits for a
+    server state."""
 
     def __init__(self) -> None:
         self.seen: list[list[McpServerStatus]] = []

@@ -17,7 +17,7 @@ from picode.session.mcp.content import MAX_LINES
 from picode.session.safety.approval import ApprovalDecision, ApprovalRequest
 from tests.session.conftest import SessionHarness, run
 from tests.session.mcp.conftest import (
-    StateWatch,
+    FakeMcpListener,
     free_port,
     recorded,
     settings_with,
@@ -100,7 +100,7 @@ def test_a_server_that_dies_reports_it_and_the_next_call_starts_it_again(
     async def scenario() -> None:
         faux = harness.faux(call("crash"), text_turn("it crashed"), call("echo", text="again"))
         session = await harness.open(faux, settings=settings_with(files=stdio_server(record)))
-        watch = StateWatch()
+        watch = FakeMcpListener()
         session.subscribe(watch)
         await session.wait_for_mcp()
         await session.prompt("crash it")
@@ -241,7 +241,7 @@ def test_list_changed_refreshes_the_tools(harness: SessionHarness, record: Path)
     async def scenario() -> None:
         faux = harness.faux(call("grow"), text_turn("grown"), call("extra"), text_turn("ok"))
         session = await harness.open(faux, settings=settings_with(files=stdio_server(record)))
-        watch = StateWatch()
+        watch = FakeMcpListener()
         session.subscribe(watch)
         await session.wait_for_mcp()
         assert session.tool("mcp__files__extra") is None
@@ -357,7 +357,7 @@ def test_an_http_server_that_goes_away_is_reported_and_found_again(
             text_turn("3"),
         )
         session = await harness.open(faux, settings=settings_with(files=McpServer(url=url)))
-        watch = StateWatch()
+        watch = FakeMcpListener()
         session.subscribe(watch)
         await session.wait_for_mcp()
         await session.prompt("first")

@@ -97,7 +97,7 @@ async def prompt(server: RpcServer, command: dict[str, Any]) -> Any:
             session.follow_up(text)
             return {"queued": "follow_up"}
         raise RpcError("busy: send steer or follow_up, give streaming_behavior, or abort first")
-    session.credentials.require(session.model)
+    session.require_key()
     server.start_prompt(session.prompt(text, images))
     return None
 

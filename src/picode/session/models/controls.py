@@ -14,27 +14,27 @@ from picode.session.models.choice import ModelChoice, choose_model
 
 if TYPE_CHECKING:
     from picode.agent.agent import Agent
-    from picode.ai.models import ModelRegistry
+    from picode.ai.models import ModelRegistry, ProviderInfo
     from picode.session.models.credentials import Credentials
     from picode.session.store.recorder import SessionRecorder
 
 
 class ModelControls:
-    agent: Agent
-    recorder: SessionRecorder
-    registry: ModelRegistry
-    credentials: Credentials
+    _agent: Agent
+    _recorder: SessionRecorder
+    _registry: ModelRegistry
+    _credentials: Credentials
 
-    def emit_soon(self, event: AnySessionEvent) -> None:
+    def _emit_soon(self, event: AnySessionEvent) -> None:
         raise NotImplementedError
 
     @property
     def model(self) -> Model:
-        return self.agent.state.model
+        return self._agent.state.model
 
     @property
     def thinking(self) -> ThinkingLevel:
-        return self.agent.state.thinking
+        return self._agent.state.thinking
 
     @property
     def thinking_label(self) -> str:
@@ -46,25 +46,46 @@ class ModelControls:
     def context_window(self) -> int:
         return self.model.context_window
 
-    def set_model(self, model: Model) -> None:
-        self.agent.set_model(model)
-        self.recorder.record_model(model)
-        self.emit_soon(ModelChanged(model.provider, model.id))
+    def _set_model(self, model: Model) -> None:
+        self._agent.set_model(model)
+        self._recorder.record_model(model)
+        self._emit_soon(ModelChanged(model.provider, model.id))
 
     async def select_model(self, ref: str) -> ModelChoice:
         """Switch to ``ref`` (``provider/id[:thinking]`` or an alias); the choice says what
         to warn about. Raises ``UnknownModelError``; nothing changes then. An id only its
         server knows (a local server, OpenRouter) is looked up there, off the event loop."""
-        choice = await asyncio.to_thread(choose_model, self.registry, self.credentials, ref)
+        choice = await asyncio.to_thread(choose_model, self._registry, self._credentials, ref)
         if choice.model.ref != self.model.ref:
-            self.set_model(choice.model)
+            self._set_model(choice.model)
         if choice.thinking is not None:
             self.set_thinking_level(choice.thinking)
         return choice
 
+    def known_models(self) -> list[Model]:
+        """Every model picode knows, keyed or not, in the registry's order."""
+        return self._registry.models()
+
+    def provider_info(self, provider: str) -> ProviderInfo | None:
+        """How ``provider`` is reached (its key variables, its login), when picode knows it."""
+        return self._registry.providers.get(provider)
+
+    def has_key(self, model: Model) -> bool:
+        """The model's provider has a key, or needs none."""
+        return self._credentials.has_key(model)
+
+    def base_url(self, model: Model) -> str | None:
+        """Where requests for ``model`` go (an override from the environment or config wins)."""
+        return self._credentials.base_url(model)
+
+    def require_key(self) -> None:
+        """Raise ``MissingApiKeyError`` (saying what to set) when the current model cannot
+        be asked: what a front end checks before it says a prompt started."""
+        self._credentials.require(self.model)
+
     def available_models(self) -> list[Model]:
         """Models whose provider has a key (or needs none), in the registry's order."""
-        return [m for m in self.registry.models() if self.credentials.has_key(m)]
+        return [m for m in self.known_models() if self.has_key(m)]
 
     def cycle_model(self, direction: int = 1) -> Model:
         models = self.available_models() or [self.model]
@@ -72,13 +93,13 @@ class ModelControls:
         index = refs.index(self.model.ref) if self.model.ref in refs else -1
         model = models[(index + direction) % len(models)]
         if model.ref != self.model.ref:
-            self.set_model(model)
+            self._set_model(model)
         return model
 
     def set_thinking_level(self, level: ThinkingLevel) -> None:
-        self.agent.set_thinking(level)
-        self.recorder.record_thinking(level)
-        self.emit_soon(ThinkingLevelChanged(level))
+        self._agent.set_thinking(level)
+        self._recorder.record_thinking(level)
+        self._emit_soon(ThinkingLevelChanged(level))
 
     def cycle_thinking_level(self) -> ThinkingLevel:
         level, _ = runs_at(self.model, next_thinking_level(self.thinking))

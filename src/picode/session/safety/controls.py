@@ -17,32 +17,32 @@ if TYPE_CHECKING:
 
 
 class SafetyControls:
-    approval: ApprovalGate
-    settings: Settings
-    extensions: ExtensionHost
+    _approval: ApprovalGate
+    _settings: Settings
+    _extensions: ExtensionHost
 
     @property
     def approval_policy(self) -> ApprovalPolicy:
         """Which tool calls are asked about: "never", "edits" or "all"."""
-        return self.approval.policy
+        return self._approval.policy
 
     def set_approval_policy(self, policy: ApprovalPolicy) -> None:
         """From the next tool call on."""
-        self.approval.policy = policy
+        self._approval.policy = policy
 
     def set_approver(self, approver: Approver) -> None:
         """Who answers approval asks (the front end's prompt)."""
-        self.approval.approver = approver
+        self._approval.approver = approver
 
     def set_escalator(self, escalator: Approver) -> None:
         """Who is asked to run a command the sandbox blocked outside it (whatever the
         approval policy); without one the command's result says what was blocked."""
-        self.approval.escalator = escalator
+        self._approval.escalator = escalator
 
     @property
     def sandbox_state(self) -> tuple[bool, bool] | None:
         """(confining, network allowed) of the commands' sandbox; None without one."""
-        sandboxes = self.approval.sandboxes
+        sandboxes = self._approval.sandboxes
         if not sandboxes:
             return None
         return bool(sandboxes[0].active), bool(sandboxes[0].network())
@@ -50,21 +50,21 @@ class SafetyControls:
     def allow_sandbox_network(self, allowed: bool) -> None:
         """Give sandboxed commands the network for the rest of this session, or take back
         what was given this session (what config.toml allows stays)."""
-        for sandbox in self.approval.sandboxes:
+        for sandbox in self._approval.sandboxes:
             sandbox.network_for_session = allowed
 
     async def _before_tool_call(self, call: ToolCall, args: Any) -> str | None:
-        reason = await self.extensions.on_tool_call(call.name, call.arguments, call.id)
+        reason = await self._extensions.on_tool_call(call.name, call.arguments, call.id)
         if reason:
             return reason
-        return await self.approval.check(call.id, call.name, call.arguments)
+        return await self._approval.check(call.id, call.name, call.arguments)
 
     async def _after_tool_call(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
-        changed = await self.extensions.on_tool_result(call.name, call.arguments, call.id, result)
+        changed = await self._extensions.on_tool_result(call.name, call.arguments, call.id, result)
         # What the model reads: keys and token shapes masked (docs/security.md, "Secrets").
         return redact_tool_result(changed or result, shapes=self._shapes)
 
     @property
     def _shapes(self) -> bool:
         """Are token shapes masked in what the model reads? (Keys always are.)"""
-        return self.settings.redaction.tool_results
+        return self._settings.redaction.tool_results

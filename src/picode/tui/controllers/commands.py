@@ -161,11 +161,11 @@ class CommandController:
         from picode.tui.pickers import ModelPicker
 
         session = self.session_or_error()
-        models = session.registry.models()
+        models = session.known_models()
         if all(m.ref != session.model.ref for m in models):
             models.insert(0, session.model)
-        keyed = [m for m in models if session.credentials.has_key(m)]
-        missing = [m for m in models if not session.credentials.has_key(m)]
+        keyed = [m for m in models if session.has_key(m)]
+        missing = [m for m in models if not session.has_key(m)]
         picker = ModelPicker(
             [*keyed, *missing], session.model, missing_key={m.ref for m in missing}
         )
@@ -288,7 +288,7 @@ class CommandController:
         self.host.config.trust = trust
         session = self.host.session
         now = "trusted" if trust.trusted else "not trusted"
-        if session is not None and session.options.project_trusted != trust.trusted:
+        if session is not None and session.project_trusted != trust.trusted:
             # At once, not from the next start: a revoked folder's approval, providers,
             # extensions and rules must stop now. The conversation is opened again with
             # everything prepared anew for the answer.

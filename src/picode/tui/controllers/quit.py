@@ -135,7 +135,7 @@ def resume_hint(session: AgentSession) -> str | None:
     path = session.session_file_path
     if not session.persistent or path is None or not path.exists() or not session.messages:
         return None
-    if not path.is_relative_to(session.options.paths.sessions_dir):
+    if not path.is_relative_to(session.sessions_dir):
         # A file the person named (--session PATH): -c and -r search the store, not there.
         import shlex  # only for a session saved outside the sessions folder
 

@@ -1,0 +1,208 @@
+"""Approval mode in the real app: the inline prompt above the editor, on a real session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
+from picode.ai.types import ToolResultMessage
+from picode.session.config.settings import Settings
+from picode.tui.approval import ARM_DELAY_S, ApprovalPrompt
+from picode.tui.widgets.tool_call import ToolCallView
+from tests.tui.conftest import SIZE, TuiHarness, has_notice, opened, run, send, wait_until
+
+ALL = Settings(approval="all")
+
+
+def _bash_turns(*commands: str) -> list[Any]:
+    turns: list[Any] = [tool_turn(FauxToolCall("bash", {"command": c})) for c in commands]
+    return [*turns, text_turn("Done.")]
+
+
+async def _prompt(pilot: Any) -> ApprovalPrompt:
+    app = pilot.app
+    await wait_until(pilot, lambda: app.approvals.prompt is not None, what="the approval prompt")
+    prompt = app.approvals.prompt
+    await wait_until(pilot, lambda: prompt.shown_at is not None, what="the prompt drawn")
+    return prompt
+
+
+def _results(app: Any) -> list[ToolResultMessage]:
+    return [m for m in app.session.messages if isinstance(m, ToolResultMessage)]
+
+
+def test_yes_runs_the_call_and_keys_typed_before_the_prompt_armed_are_ignored(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux(*_bash_turns("echo approved")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "run it")
+            prompt = await _prompt(pilot)
+            assert app.focused is prompt
+            assert prompt.region.bottom <= app.editor.region.y  # above the editor
+            (call,) = app.query(ToolCallView)
+            assert "waiting for approval" in call.header_text
+            assert "running" not in call.header_text
+            await pilot.press("y")  # too early: meant for the editor, not an answer
+            assert prompt.decision is None and prompt.ignored_keys == 1
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert "approved" in _results(app)[0].text
+            assert "waiting" not in call.header_text and call.state == "success"
+            assert app.focused is app.editor
+            assert not app.query(ApprovalPrompt)
+
+    run(scenario())
+
+
+def test_no_with_a_reason_denies_the_call(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("rm -rf build")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "clean up")
+            await _prompt(pilot)
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("n", *"keep it", "enter")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            result = _results(app)[0]
+            assert result.is_error
+            assert result.text == "The user denied this bash call: keep it"
+
+    run(scenario())
+
+
+def test_always_stops_asking_for_that_tool(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("echo one", "echo two")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "twice")
+            await _prompt(pilot)
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("a")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert [r.text.strip() for r in _results(app)] == ["one", "two"]
+
+    run(scenario())
+
+
+def test_esc_denies_and_stops_the_turn_and_app_keys_stay_quiet(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("make deploy")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "deploy")
+            prompt = await _prompt(pilot)
+            thinking = app.session.thinking
+            await pilot.press("shift+tab", "ctrl+t", "ctrl+c")
+            assert app.session.thinking == thinking
+            assert not app.transcript.thinking_collapsed
+            assert prompt.decision is None
+            await pilot.press("escape")  # armed or not, Esc answers
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert prompt.aborted
+            assert _results(app)[0].is_error
+            assert has_notice(app, "Interrupted")
+
+    run(scenario())
+
+
+def test_policy_never_asks_nothing(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("echo free")))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "go")
+            await wait_until(pilot, lambda: not app.session.is_running and _results(app))
+            assert "free" in _results(app)[0].text
+            assert not app.query(ApprovalPrompt)
+
+    run(scenario())
+
+
+SPOOF = "echo HIDDEN-PAYLOAD-RAN > hidden_ran.txt\r\x1b[2K\x1b[1Als -la"
+SPOOF_SHOWN = "echo HIDDEN-PAYLOAD-RAN > hidden_ran.txt\\r␛[2K␛[1Als -la"
+
+
+def _preview_text(prompt: ApprovalPrompt) -> str:
+    return str(prompt.query_one("#approval-preview", Static).content)
+
+
+def test_the_spoofed_command_is_shown_whole_in_the_prompt_and_the_transcript(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux(*_bash_turns(SPOOF)), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "list files")
+            prompt = await _prompt(pilot)
+            assert _preview_text(prompt) == f"$ {SPOOF_SHOWN}"
+            (call,) = app.query(ToolCallView)
+            assert SPOOF_SHOWN in call.header_text
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("n", "enter")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert not (tui.cwd / "hidden_ran.txt").exists()
+
+    run(scenario())
+
+
+def test_a_300_line_command_scrolls_and_the_choices_stay_on_screen(tui: TuiHarness) -> None:
+    command = "\n".join(f"echo line {i}" for i in range(300))
+    app = tui.app(tui.faux(*_bash_turns(command)), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await opened(pilot)
+            await send(pilot, "long one")
+            prompt = await _prompt(pilot)
+            await pilot.pause()
+            keys = prompt.query_one("#approval-keys", Static)
+            screen = app.screen.region
+            assert keys.region.height >= 1 and screen.contains_region(keys.region)
+            assert "yes" in str(keys.content) and "no, and stop" in str(keys.content)
+            scroll = prompt.query_one("#approval-scroll", VerticalScroll)
+            assert scroll.region.height <= 12 and scroll.max_scroll_y > 250
+            # Every line is there to scroll to: nothing of what runs is left out.
+            assert "echo line 299" in _preview_text(prompt)
+            await pilot.press("end")
+            assert scroll.scroll_y == scroll.max_scroll_y
+            assert screen.contains_region(keys.region)
+
+    run(scenario())
+
+
+def test_policy_never_still_asks_before_writing_the_projects_picode_folder(
+    tui: TuiHarness,
+) -> None:
+    call = FauxToolCall("write", {"path": ".picode/extensions/x.py", "content": "import os\n"})
+    app = tui.app(tui.faux(tool_turn(call), text_turn("Done.")))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "plant it")
+            prompt = await _prompt(pilot)
+            title = str(prompt.query_one("#approval-title", Static).content)
+            assert "this project's .picode folder" in title
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("n", "enter")
+            await wait_until(pilot, lambda: not app.session.is_running)
+            assert _results(app)[0].is_error
+            assert not (tui.cwd / ".picode").exists()
+
+    run(scenario())
