@@ -71,6 +71,20 @@ def test_restore_puts_everything_back_and_deletes_the_new_file(project: Project)
     assert project.store.plan_restore(before).empty
 
 
+def test_a_new_folder_of_files_is_removed_and_a_removed_one_comes_back(project: Project) -> None:
+    project.write("old/deep/a.py", "a\n")
+    project.write("old/b.py", "b\n")
+    before = project.store.snapshot("s1", "before")
+    project.sh("rm -r old && mkdir -p new/deep && echo x > new/deep/x.py && echo y > new/y.py")
+
+    plan = project.store.plan_restore(before)
+    project.store.restore(plan)
+
+    assert plan.deleted == ["new/deep/x.py", "new/y.py"]
+    assert plan.recreated == ["old/b.py", "old/deep/a.py"]
+    assert tree_bytes(project.root) == {"old/deep/a.py": b"a\n", "old/b.py": b"b\n"}
+
+
 def test_skipped_paths_are_left_as_they_are(project: Project) -> None:
     before = three_changes(project)
 
@@ -181,6 +195,19 @@ def test_a_file_too_large_at_the_checkpoint_is_not_deleted_once_it_shrinks(
 
     assert plan.deleted == []
     assert project.read("data.csv") == "small now\n"
+
+
+def test_the_projects_attributes_do_not_change_the_bytes(project: Project) -> None:
+    project.write(".gitattributes", "* text eol=crlf\n*.txt filter=lfs\n")
+    (project.root / "dos.txt").write_bytes(b"one\r\ntwo\r\n")
+    (project.root / "unix.py").write_bytes(b"one\ntwo\n")
+    before = project.store.snapshot("s1", "before")
+    project.sh("echo changed > dos.txt && echo changed > unix.py")
+
+    project.store.restore(project.store.plan_restore(before))
+
+    assert (project.root / "dos.txt").read_bytes() == b"one\r\ntwo\r\n"
+    assert (project.root / "unix.py").read_bytes() == b"one\ntwo\n"
 
 
 def test_links_are_kept_as_links_and_never_followed(project: Project, tmp_path: Path) -> None:

@@ -124,6 +124,9 @@ class Excluded:
     def add_large(self, paths: Iterable[str]) -> None:
         self._large.update(paths)
 
+    def is_large(self, path: str) -> bool:
+        return path in self._large
+
     def large_paths(self) -> list[str]:
         return sorted(self._large)
 

@@ -25,6 +25,8 @@ class CheckpointError(Exception):
 #: Passed as ``-c`` on every call. Hooks off (the shadow has none, but a template could add
 #: some); no line-ending or filter conversion, so a restore gives back the bytes taken; the
 #: untracked cache and preloading make a snapshot of an unchanged tree cost stats, not reads;
+#: a split index in version 4 makes each of a snapshot's index writes small (a shared index
+#: no longer used is deleted at once, not after git's default two weeks);
 #: no automatic gc (``prune`` decides); refs stay loose files so a session's are one folder.
 _CONFIG = (
     "core.hooksPath=" + os.devnull,
@@ -34,6 +36,9 @@ _CONFIG = (
     "core.fsmonitor=false",
     "core.untrackedCache=true",
     "core.preloadIndex=true",
+    "core.splitIndex=true",
+    "splitIndex.sharedIndexExpire=now",
+    "index.version=4",
     "core.quotePath=false",
     "core.symlinks=true",
     "core.logAllRefUpdates=false",
@@ -119,6 +124,13 @@ class ShadowGit:
         # No template: nothing of the user's init.templateDir (hooks, excludes) is copied in.
         self.git_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.run("init", "--quiet", "--bare", "--template=")
+        # The highest-precedence attributes: the project's .gitattributes may ask for line-ending
+        # conversion or filters, and a checkpoint must give back the bytes it took.
+        info = self.git_dir / "info"
+        info.mkdir(exist_ok=True)
+        (info / "attributes").write_text(
+            "* -text -eol -filter -ident -working-tree-encoding\n", encoding="ascii"
+        )
 
     def cat_blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
         """The contents of the blobs ``shas``, read by one ``git cat-file --batch``."""

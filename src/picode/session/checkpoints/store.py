@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from picode.ai.untrusted import safe
+from picode.session.checkpoints.capture import capture
 from picode.session.checkpoints.excludes import Excluded
 from picode.session.checkpoints.git import CheckpointError, ShadowGit
 from picode.session.checkpoints.plan import (
@@ -101,38 +102,16 @@ class CheckpointStore:
         """Record the project's files now; the id of the checkpoint (a commit of the shadow
         repository). Raises CheckpointError when it cannot (no git, a timeout, a failure)."""
         with self._locked():
-            tree, too_large = self._capture()
-            message = (
-                f"{' '.join(label.split())[:200] or 'checkpoint'}\n\n"
-                f"session: {session_id}\n"
-                f"too-large: {json.dumps(too_large)}\n"
-            )
-            commit = self._git.run("commit-tree", tree, stdin=message.encode()).decode().strip()
+            commit, _ = self._capture(label, session_id)
             self._write_ref(session_key(session_id), commit)
             return commit
 
-    def _capture(self) -> tuple[str, list[str]]:
-        """The project's files into the shadow index: the tree id, and the files left out for
-        their size."""
-        self._excluded.recheck()
-        untracked = self._git.run("ls-files", "-z", "--others", "--exclude-standard")
-        self._excluded.consider(os.fsdecode(item) for item in untracked.split(b"\0") if item)
-        self._excluded.write()
-        added = self._git.run("add", "--all", "--verbose")
-        grown: list[str] = []
-        for line in added.split(b"\n"):
-            # Only a file already tracked can be too large here: new ones were excluded first.
-            if line.startswith(b"add '") and line.endswith(b"'"):
-                path = os.fsdecode(line[5:-1])
-                if self._excluded.too_large(path):
-                    grown.append(path)
-        if grown:
-            listing = b"".join(os.fsencode(path) + b"\0" for path in grown)
-            self._git.run("update-index", "-z", "--force-remove", "--stdin", stdin=listing)
-            self._excluded.add_large(grown)
-            self._excluded.write()
-        tree = self._git.run("write-tree").decode().strip()
-        return tree, self._excluded.large_paths()
+    def _capture(self, label: str, session_id: str = "") -> tuple[str, str]:
+        """The files now as a commit (not yet a checkpoint): (commit, tree). Its message
+        keeps the label, and the files left out for their size, which a restore must not
+        take for files created since."""
+        message = f"{' '.join(label.split())[:200] or 'checkpoint'}\n\nsession: {session_id}\n"
+        return capture(self._git, self._excluded, message)
 
     def _write_ref(self, key: str, commit: str) -> None:
         # A loose ref is one file; written directly it costs no git process. The name is the
@@ -168,7 +147,7 @@ class CheckpointStore:
         """What restoring ``checkpoint`` would change; nothing in the project is written."""
         with self._locked():
             tree, too_large_then = self._commit(checkpoint)
-            current, _ = self._capture()
+            _, current = self._capture("planning a restore")
             output = self._git.run(
                 "diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", current, tree
             )
@@ -189,7 +168,7 @@ class CheckpointStore:
         """The paths whose content differs from checkpoint ``since`` now."""
         with self._locked():
             tree, _ = self._commit(since)
-            current, _ = self._capture()
+            _, current = self._capture("looking for hand edits")
             output = self._git.run("diff-tree", "-r", "-z", "--no-renames", "--name-only", tree,
                                    current)  # fmt: skip
             return sorted(os.fsdecode(item) for item in output.split(b"\0") if item)
