@@ -14,6 +14,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Collection, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from picode.ai.untrusted import safe
@@ -49,6 +50,7 @@ except ImportError:  # pragma: no cover - not POSIX: one process per project is 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SESSION = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _REFS = "refs/picode"
+_FLUSHERS = 16
 
 
 def session_key(session_id: str) -> str:
@@ -303,13 +305,25 @@ class CheckpointStore:
         temps = [temp_for(target) for _, target in planned]
         # Listed before any exists, so a restore killed at any point leaves nothing unlisted.
         self._journal.record(temps)
-        for (change, target), temp in zip(planned, temps, strict=True):
+
+        def stage(item: tuple[tuple[PathChange, Path], Path]) -> OSError | None:
+            (change, target), temp = item
             try:
                 write_temp(temp, target, blobs[change.blob], change.mode)
             except OSError as exc:
-                report.failed.append((change.path, exc.strerror or str(exc)))
-                continue
-            staged.append((change, target, temp))
+                return exc
+            return None
+
+        # The fsyncs overlap in threads: the file system commits them together, so 100 files
+        # cost a few flushes, not 100 in a row.
+        jobs = list(zip(planned, temps, strict=True))
+        with ThreadPoolExecutor(max_workers=_FLUSHERS) as pool:
+            outcomes = list(pool.map(stage, jobs))
+        for ((change, target), temp), error in zip(jobs, outcomes, strict=True):
+            if error is not None:
+                report.failed.append((change.path, error.strerror or str(error)))
+            else:
+                staged.append((change, target, temp))
         folders: set[Path] = set()
         for change, target, temp in staged:
             try:
@@ -321,8 +335,8 @@ class CheckpointStore:
                 continue
             report.written.append(change.path)
             folders.add(target.parent)
-        for folder in folders:
-            fsync_folder(folder)
+        with ThreadPoolExecutor(max_workers=_FLUSHERS) as pool:
+            list(pool.map(fsync_folder, folders))
         self._journal.clear()
 
     # -- storage ------------------------------------------------------------------------
