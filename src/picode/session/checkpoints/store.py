@@ -50,7 +50,7 @@ except ImportError:  # pragma: no cover - not POSIX: one process per project is 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SESSION = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _REFS = "refs/picode"
-_FLUSHERS = 16
+_FLUSHERS = 8
 
 
 def session_key(session_id: str) -> str:
@@ -97,6 +97,7 @@ class CheckpointStore:
         self._journal = Journal(self.git_dir / "picode-restore-journal")
         self._thread_lock = threading.RLock()
         self._ready = False
+        self._pool: ThreadPoolExecutor | None = None
 
     # -- taking -------------------------------------------------------------------------
 
@@ -317,8 +318,7 @@ class CheckpointStore:
         # The fsyncs overlap in threads: the file system commits them together, so 100 files
         # cost a few flushes, not 100 in a row.
         jobs = list(zip(planned, temps, strict=True))
-        with ThreadPoolExecutor(max_workers=_FLUSHERS) as pool:
-            outcomes = list(pool.map(stage, jobs))
+        outcomes = list(self._flushers().map(stage, jobs))
         for ((change, target), temp), error in zip(jobs, outcomes, strict=True):
             if error is not None:
                 report.failed.append((change.path, error.strerror or str(error)))
@@ -335,9 +335,14 @@ class CheckpointStore:
                 continue
             report.written.append(change.path)
             folders.add(target.parent)
-        with ThreadPoolExecutor(max_workers=_FLUSHERS) as pool:
-            list(pool.map(fsync_folder, folders))
+        list(self._flushers().map(fsync_folder, folders))
         self._journal.clear()
+
+    def _flushers(self) -> ThreadPoolExecutor:
+        # Kept between restores: starting the threads costs more than the flushes they save.
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(_FLUSHERS, thread_name_prefix="picode-restore")
+        return self._pool
 
     # -- storage ------------------------------------------------------------------------
 
