@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from picode.session.checkpoints import CheckpointError
+from picode.session.checkpoints import CheckpointError, CheckpointStore
 from tests.session.checkpoint_helpers import Project, needs_git, tree_bytes
 
 pytestmark = needs_git
@@ -140,6 +141,48 @@ def test_ignored_files_are_never_restored_nor_deleted(project: Project) -> None:
     assert project.read("build/out.bin") == "new build\n"
     assert project.read("build/extra.o") == "object\n"
     assert project.read("main.py") == "print(1)\n"
+
+
+def test_the_repositorys_own_exclude_file_is_respected(project: Project) -> None:
+    project.git("init", "-q")
+    project.write(".git/info/exclude", "local-notes.txt\n")
+    project.write("local-notes.txt", "mine\n")
+    project.write("a.txt", "one\n")
+    before = project.store.snapshot("s1", "before")
+    project.write("local-notes.txt", "still mine\n")
+
+    plan = project.store.plan_restore(before)
+
+    assert plan.changes == ()
+    assert project.read("local-notes.txt") == "still mine\n"
+
+
+def test_ignore_rules_from_the_folders_above_apply_in_a_subfolder(tmp_path: Path) -> None:
+    outer = Project(tmp_path)
+    outer.git("init", "-q")
+    outer.write(".gitignore", "*.log\n/project-sub/generated/\n/elsewhere/\n")
+    sub = outer.root / "project-sub"
+    outer.write("project-sub/app.py", "print(1)\n")
+    outer.write("project-sub/run.log", "log\n")
+    outer.write("project-sub/generated/out.py", "generated\n")
+    store = CheckpointStore(sub, tmp_path / "sub-store")
+    before = store.snapshot("s1", "before")
+    outer.write("project-sub/run.log", "log 2\n")
+    outer.write("project-sub/generated/out.py", "generated 2\n")
+    outer.write("project-sub/app.py", "print(2)\n")
+
+    plan = store.plan_restore(before)
+
+    assert [change.path for change in plan.changes] == ["app.py"]
+
+
+def test_snapshots_from_several_threads_take_turns(project: Project) -> None:
+    project.write("a.txt", "one\n")
+    with ThreadPoolExecutor(4) as pool:
+        ids = list(pool.map(lambda n: project.store.snapshot(f"s{n}", "x"), range(8)))
+
+    assert len(set(ids)) == 8
+    assert all(project.store.plan_restore(checkpoint).empty for checkpoint in ids)
 
 
 def test_a_file_ignored_when_the_checkpoint_was_taken_is_not_deleted(project: Project) -> None:
