@@ -349,6 +349,21 @@ def test_the_store_is_outside_the_project(project: Project) -> None:
     assert project.store.git_dir.is_relative_to(project.store_dir)
 
 
+def test_a_store_inside_the_project_is_not_taken_into_itself(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "a.txt").write_text("one\n", encoding="utf-8")
+    store = CheckpointStore(root, root / ".picode-home" / "checkpoints")
+    before = store.snapshot("s1", "before")
+    (root / "a.txt").write_text("two\n", encoding="utf-8")
+    store.snapshot("s1", "after")
+
+    plan = store.plan_restore(before)
+
+    assert [change.path for change in plan.changes] == ["a.txt"]
+    assert store.hand_edits(before) == ["a.txt"]
+
+
 def test_a_forgotten_session_is_gone_and_its_storage_reclaimed(project: Project) -> None:
     checkpoints = {}
     for session in ("s1", "s2"):

@@ -81,6 +81,10 @@ class Excluded:
         self._large: set[str] = set()
         self._nested: set[str] = set()
         self._loaded = False
+        # A store kept inside the project (a PICODE_HOME there) must not be taken into itself.
+        self._own: str | None = None
+        with contextlib.suppress(ValueError):
+            self._own = git_dir.resolve().relative_to(root).as_posix()
 
     def _load(self) -> None:
         if self._loaded:
@@ -133,6 +137,8 @@ class Excluded:
     def write(self) -> None:
         lines = ["# written by picode: rules git would not see, and what it leaves out"]
         lines += inherited_rules(self._root)
+        if self._own:
+            lines.append(pattern_for(self._own, folder=True) or "")
         for path in sorted(self._large):
             lines.append(pattern_for(path) or "")
         for path in sorted(self._nested):
