@@ -201,6 +201,33 @@ def test_a_killed_git_leaves_no_lock_that_blocks_the_next_snapshot(project: Proj
     assert project.store.snapshot("s1", "after")
 
 
+def test_the_shadow_repository_stays_sound(project: Project) -> None:
+    project.write("a.txt", "one\n")
+    project.write("dir/b.txt", "two\n")
+    project.store.snapshot("s1", "first")
+    project.store.snapshot("s1", "nothing changed")
+    project.write("dir/b.txt", "three\n")
+    checkpoint = project.store.snapshot("s1", "one change")
+    project.store.hand_edits(checkpoint)
+
+    project.store._git.run("fsck", "--strict", "--no-dangling")
+    shown = project.store._git.run("log", "-1", "--format=%an %ae%n%B", checkpoint).decode()
+    assert shown.startswith("picode picode@localhost\none change\n")
+
+
+def test_a_capture_killed_after_updating_the_index_is_not_trusted(project: Project) -> None:
+    project.write("a.txt", "one\n")
+    first = project.store.snapshot("s1", "first")
+    project.write("b.txt", "new\n")
+    # What a snapshot killed between update-index and moving HEAD leaves behind.
+    project.store._git.run("update-index", "--add", "b.txt")
+
+    second = project.store.snapshot("s1", "second")
+
+    assert project.store.hand_edits(second) == []
+    assert project.store.plan_restore(first).deleted == ["b.txt"]
+
+
 def test_an_unknown_checkpoint_is_a_checkpoint_error(project: Project) -> None:
     project.write("a.txt", "one\n")
     project.store.snapshot("s1", "before")

@@ -11,9 +11,13 @@ dropped for the same reason.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import secrets
 import shutil
 import subprocess
+import time
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -131,6 +135,26 @@ class ShadowGit:
         (info / "attributes").write_text(
             "* -text -eol -filter -ident -working-tree-encoding\n", encoding="ascii"
         )
+
+    def write_commit(self, tree: str, message: str) -> str:
+        """A parentless commit of ``tree``, written as a loose object as ``git commit-tree``
+        would write it (the shadow repository uses SHA-1: it is made without config)."""
+        ident = f"picode <picode@localhost> {int(time.time())} +0000"
+        body = f"tree {tree}\nauthor {ident}\ncommitter {ident}\n\n{message}".encode()
+        data = b"commit %d\0" % len(body) + body
+        sha = hashlib.sha1(data, usedforsecurity=False).hexdigest()
+        folder = self.git_dir / "objects" / sha[:2]
+        target = folder / sha[2:]
+        if not target.exists():
+            folder.mkdir(exist_ok=True)
+            temp = folder / f"tmp_obj_{secrets.token_hex(6)}"
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+            try:
+                os.write(fd, zlib.compress(data, 1))
+            finally:
+                os.close(fd)
+            os.replace(temp, target)
+        return sha
 
     def cat_blobs(self, shas: Sequence[str]) -> dict[str, bytes]:
         """The contents of the blobs ``shas``, read by one ``git cat-file --batch``."""
