@@ -37,6 +37,7 @@ from picode.ai.types import (
     AssistantMessage,
     Message,
     TextContent,
+    ToolCall,
     UserContent,
     UserMessage,
 )
@@ -55,6 +56,7 @@ from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
 from picode.session.recovery.planner import RecoveryPlanner, RequestSeams
 from picode.session.recovery.rules import load_rules
+from picode.session.rewinding import RewindControls
 from picode.session.safety.approval import (
     ApprovalGate,
     ProtectedPaths,
@@ -71,6 +73,7 @@ from picode.session.usage import SessionUsage
 from picode.session.view import SessionView
 
 if TYPE_CHECKING:
+    from picode.session.checkpoints import CheckpointStore
     from picode.session.mcp.manager import McpManager
 
 log = logging.getLogger(__name__)
@@ -84,6 +87,7 @@ class AgentSession(
     SafetyControls,
     StoredConversation,
     SessionSwitching,
+    RewindControls,
 ):
     """Use ``await AgentSession.open(options)``; every part exists once constructed."""
 
@@ -125,6 +129,13 @@ class AgentSession(
         self._running = False
         self._closed = False
         self._mcp: McpManager | None = None
+        self._checkpoint_store: CheckpointStore | None = None
+        self._checkpoint_problem: str | None = None
+        self._checkpoint_lock = asyncio.Lock()
+        self._checkpoints_pruned = False
+        self._pruning: asyncio.Future[None] | None = None
+        self._checkpoint_tasks: set[asyncio.Future[Any]] = set()
+        self._before_message: asyncio.Future[str | None] | None = None
         for problem in self._extensions.load() if options.load_extensions else []:
             self.notify(problem, "warning", "extensions")
         tools = self._extensions.merged_tools(options.tools, self.notify)
@@ -148,7 +159,7 @@ class AgentSession(
             messages=restored.messages,
             stream_fn=options.stream_fn,
             stream_options=self._stream_options,
-            before_tool_call=self._before_tool_call,
+            before_tool_call=self._gate_tool_call,
             after_tool_call=self._after_tool_call,
             steering_mode=self._settings.steering_mode,
             follow_up_mode=self._settings.follow_up_mode,
@@ -287,6 +298,7 @@ class AgentSession(
                 elif isinstance(message, UserMessage):
                     # A queued message may just have been delivered: the queues changed.
                     self._queue_changed()
+                    self._checkpoint_before_message()
                 await self._extensions.emit("message_start", message)
             case MessageEnd(message=message):
                 if self._recovery.keep_message(message):
@@ -300,7 +312,9 @@ class AgentSession(
 
     def _record(self, message: Message) -> None:
         try:
-            self._recorder.record_message(message)
+            entry_id = self._recorder.record_message(message)
+            if isinstance(message, UserMessage):
+                self._mark_checkpoint(entry_id)
         except OSError as exc:
             # The conversation goes on in memory; the person must know it is not saved,
             # and a headless run must not exit 0 (see save_error).
@@ -323,6 +337,9 @@ class AgentSession(
         text = repair_text(await self._extensions.transform_input(repair_text(text)))
         message = _user_message(text, attachments)
         await self._run(lambda: self._agent.prompt(message))
+        # What the agent left is checkpointed before the caller goes on (a hand edit made
+        # after this returns is one, not the agent's).
+        await self._checkpoints_settled()
 
     async def _run(self, start: Callable[[], Awaitable[None]]) -> None:
         async with self._run_lock:
@@ -339,6 +356,8 @@ class AgentSession(
             finally:
                 self._running = False
                 self._abort_retry = None
+                # Out of the run: Esc and the next message never wait for it.
+                self._in_background(self._checkpoint_after_run())
 
     async def _wait_retry(self, delay_ms: int) -> bool:
         """Sleep before a retry; False when aborted in the meantime."""
@@ -441,7 +460,13 @@ class AgentSession(
         await self._extensions.emit("session_end", self)
         if self._mcp is not None:
             await self._mcp.close()
+        await self._checkpoints_done()
         self._recorder.close()
+
+    async def _gate_tool_call(self, call: ToolCall, args: Any) -> str | None:
+        # The files as they were before the person's message are saved before a tool runs.
+        await self._checkpoints_settled()
+        return await self._before_tool_call(call, args)
 
     # --- hooks and extension sink --------------------------------------------------------
 

@@ -69,7 +69,7 @@ class EditGuardAbort:
     type: ClassVar[str] = "edit_guard_abort"
 
 
-SwitchReason = Literal["new", "resume", "fork"]
+SwitchReason = Literal["new", "resume", "fork", "rewind", "tree"]
 
 
 @dataclass(slots=True)

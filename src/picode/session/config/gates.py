@@ -61,6 +61,7 @@ def _longer_limit(project: object, user: object) -> bool:
 #: The person's safeguards a project may not weaken untrusted (docs/security.md): where the
 #: key lives, when the project's value is weaker than the person's, and what it would do.
 GUARDS: tuple[tuple[Loc, Callable[[object, object], bool], str], ...] = (
+    (("checkpoints", "enabled"), _switched_off, "turns off the checkpoints /rewind and /undo use"),
     (("ttsr", "enabled"), _switched_off, "turns your stream rules off"),
     (("edit_guard", "enabled"), _switched_off, "turns the streaming edit guard off"),
     (

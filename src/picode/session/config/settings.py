@@ -83,6 +83,12 @@ class EditGuardSettings(_Section):
     enabled: bool = True
 
 
+class CheckpointSettings(_Section):
+    """Checkpoints of the working tree before each message, for /rewind and /undo."""
+
+    enabled: bool = True
+
+
 class BashSettings(_Section):
     #: Seconds a command may run when the model gives no timeout; 0 = no limit.
     default_timeout_s: float = Field(default=600, ge=0)
@@ -138,6 +144,7 @@ class Settings(_Section):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     ttsr: TtsrSettings = Field(default_factory=TtsrSettings)
     edit_guard: EditGuardSettings = Field(default_factory=EditGuardSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     bash: BashSettings = Field(default_factory=BashSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)

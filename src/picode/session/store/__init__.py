@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         SessionNotFoundError,
         SessionStore,
     )
+    from picode.session.store.tree import TreeNode
 
 _WHERE = {
     "AmbiguousSessionError": "sessions",
@@ -29,6 +30,7 @@ _WHERE = {
     "SessionRecorder": "recorder",
     "SessionStore": "sessions",
     "SessionSummary": "index",
+    "TreeNode": "tree",
     "now_ms": "format",
     "redact_secrets": "format",
 }
@@ -41,6 +43,7 @@ __all__ = [
     "SessionRecorder",
     "SessionStore",
     "SessionSummary",
+    "TreeNode",
     "now_ms",
     "redact_secrets",
 ]

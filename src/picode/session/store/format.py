@@ -187,3 +187,26 @@ def is_compaction_summary(message: Message) -> bool:
         return False
     text = message.text
     return text.startswith(_SUMMARY_PREFIX) and text.endswith(_SUMMARY_SUFFIX)
+
+
+# --- summaries of a branch left behind (/tree, /rewind) --------------------------------
+
+_BRANCH_PREFIX = (
+    "The conversation went back to an earlier point. What was tried on the branch left "
+    "behind, kept as context:\n\n<branch-summary>\n"
+)
+_BRANCH_SUFFIX = "\n</branch-summary>"
+
+
+def branch_summary_message(summary: str) -> UserMessage:
+    return UserMessage([TextContent(f"{_BRANCH_PREFIX}{summary.strip()}{_BRANCH_SUFFIX}")])
+
+
+def branch_summary_of(message: Message) -> str | None:
+    """The summary a branch-summary message holds; None for any other message."""
+    if not isinstance(message, UserMessage):
+        return None
+    text = message.text
+    if text.startswith(_BRANCH_PREFIX) and text.endswith(_BRANCH_SUFFIX):
+        return text[len(_BRANCH_PREFIX) : -len(_BRANCH_SUFFIX)]
+    return None

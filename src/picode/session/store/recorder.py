@@ -15,6 +15,7 @@ from typing import Any
 from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
+from picode.session.store.format import branch_summary_message
 from picode.session.store.lock import SessionInUseError, SessionLock
 from picode.session.store.sessions import (
     BranchMessages,
@@ -22,6 +23,7 @@ from picode.session.store.sessions import (
     SessionFile,
     SessionStore,
 )
+from picode.session.store.tree import POSITION
 from picode.session.usage import SessionUsage
 
 #: Load warnings listed one by one; the rest are counted.
@@ -191,6 +193,24 @@ class SessionRecorder:
         self._display = []  # the new file holds the branch; what was recorded here is not on it
         self._held = []
         return self._restore(self.file), text
+
+    def navigate(self, entry_id: str | None, summary: str | None = None) -> Restored:
+        """Go on from ``entry_id`` in place (None: from the very start): the later entries
+        stay in the file as another branch. ``summary`` (of the branch left behind) is kept
+        as context at the new position. The position is written down, so the file opens
+        here again."""
+        file = self.file
+        if file is None:
+            raise ValueError("this session has no file to move in")
+        file.branch_to(entry_id)
+        if summary:
+            file.append_message(branch_summary_message(summary))
+        else:
+            file.append_custom(POSITION, {})
+        self._entry_ids.clear()
+        self._display = []
+        self._held = []
+        return self._restore(file)
 
     # --- writing -------------------------------------------------------------------------
 

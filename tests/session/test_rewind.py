@@ -1,0 +1,251 @@
+"""/rewind, /undo and the session tree, on a real session, real tools and real git."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
+from picode.ai.types import UserMessage
+from picode.session.events import Notice, SessionSwitched
+from picode.session.rewinding import RewindError
+from picode.session.store.file import SessionFile
+from tests.session.conftest import SessionHarness, run
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="checkpoints need git")
+
+
+BASH_CHANGES = "sed -i s/beta/BETA/ b.txt && rm c.txt && echo new > d.txt"
+
+
+def _edit_and_bash() -> list[object]:
+    """The model edits one file with the edit tool and changes others with bash."""
+    return [
+        tool_turn(
+            FauxToolCall("edit", {"path": "a.txt", "old_text": "alpha", "new_text": "ALPHA"})
+        ),
+        tool_turn(FauxToolCall("bash", {"command": BASH_CHANGES})),
+        text_turn("done"),
+    ]
+
+
+def _project(harness: SessionHarness) -> None:
+    (harness.cwd / "a.txt").write_text("alpha\n")
+    (harness.cwd / "b.txt").write_text("beta\n")
+    (harness.cwd / "c.txt").write_text("gamma\n")
+
+
+def _files(root: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(root.iterdir()) if p.is_file()}
+
+
+def test_rewinding_code_restores_edit_and_bash_changes(harness: SessionHarness) -> None:
+    _project(harness)
+    before = _files(harness.cwd)
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(text_turn("hi"), *_edit_and_bash()))
+        await session.prompt("hello")
+        await session.prompt("change the files")
+        assert _files(harness.cwd) == {"a.txt": "ALPHA\n", "b.txt": "BETA\n", "d.txt": "new\n"}
+        second = session.checkpoints()[-1]
+        assert second.code and second.text == "change the files"
+        plan = await session.plan_rewind(second.message_id)
+        assert plan.code is not None and plan.hand_edited == []
+        assert sorted(plan.code.modified) == ["a.txt", "b.txt"]
+        assert plan.code.recreated == ["c.txt"] and plan.code.deleted == ["d.txt"]
+        result = await session.rewind(plan, "code")
+        assert result.report is not None and result.report.ok
+        assert _files(harness.cwd) == before
+        # Code only: the conversation still holds the turn.
+        assert [m.text for m in session.messages if isinstance(m, UserMessage)] == [
+            "hello",
+            "change the files",
+        ]
+        await session.close()
+
+    run(scenario())
+
+
+def test_rewinding_the_conversation_only_leaves_files_and_keeps_the_old_branch(
+    harness: SessionHarness,
+) -> None:
+    _project(harness)
+
+    async def scenario() -> None:
+        faux = harness.faux(text_turn("hi"), *_edit_and_bash(), text_turn("again"))
+        session = await harness.open(faux)
+        await session.prompt("hello")
+        await session.prompt("change the files")
+        changed = _files(harness.cwd)
+        target = session.checkpoints()[-1]
+        result = await session.rewind(await session.plan_rewind(target.message_id), "conversation")
+        assert result.text == "change the files"
+        assert _files(harness.cwd) == changed
+        assert [m.text for m in session.messages] == ["hello", "hi"]
+        assert harness.of_type(SessionSwitched)[-1].reason == "rewind"
+        # The next prompt goes from the earlier point: the model sees no later message.
+        await session.prompt("something else")
+        assert [m.text for m in faux.last_request.messages] == ["hello", "hi", "something else"]
+        path = session.session_file_path
+        await session.close()
+        assert path is not None
+        # The abandoned branch is still in the file, and the file opens where we went on.
+        file = SessionFile.load(path)
+        texts = [n.text for n in _tree_of(file)]
+        assert "change the files" in texts and "something else" in texts
+        assert [m.text for m in file.build_context().messages][-2:] == ["something else", "again"]
+
+    run(scenario())
+
+
+def _tree_of(file: SessionFile) -> list:  # type: ignore[type-arg]
+    from picode.session.store.tree import session_tree
+
+    return session_tree(file)
+
+
+def test_a_hand_edit_after_the_agent_is_detected_and_kept_unless_told(
+    harness: SessionHarness,
+) -> None:
+    _project(harness)
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(*_edit_and_bash()))
+        await session.prompt("change the files")
+        (harness.cwd / "a.txt").write_text("ALPHA and mine\n")
+        plan = await session.plan_rewind(session.checkpoints()[-1].message_id)
+        assert plan.hand_edited == ["a.txt"]
+        result = await session.rewind(plan, "code")  # keeps hand edits by default
+        assert result.report is not None and result.report.skipped == ["a.txt"]
+        assert (harness.cwd / "a.txt").read_text() == "ALPHA and mine\n"
+        assert (harness.cwd / "b.txt").read_text() == "beta\n"
+        plan = await session.plan_rewind(session.checkpoints()[-1].message_id)
+        await session.rewind(plan, "code", keep_hand_edits=False)
+        assert (harness.cwd / "a.txt").read_text() == "alpha\n"
+        await session.close()
+
+    run(scenario())
+
+
+def test_undo_restores_code_and_conversation_of_the_last_message(harness: SessionHarness) -> None:
+    _project(harness)
+    before = _files(harness.cwd)
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(text_turn("hi"), *_edit_and_bash()))
+        await session.prompt("hello")
+        await session.prompt("change the files")
+        result = await session.undo()
+        assert result.text == "change the files"
+        assert _files(harness.cwd) == before
+        assert [m.text for m in session.messages] == ["hello", "hi"]
+        await session.close()
+
+    run(scenario())
+
+
+def test_tree_navigation_round_trips(harness: SessionHarness) -> None:
+    async def scenario() -> None:
+        faux = harness.faux(text_turn("one"), text_turn("two"), text_turn("three"))
+        session = await harness.open(faux)
+        await session.prompt("first")
+        await session.prompt("second")
+        nodes = session.tree()
+        assert [(n.role, n.text, n.current) for n in nodes] == [
+            ("user", "first", False),
+            ("assistant", "one", False),
+            ("user", "second", False),
+            ("assistant", "two", True),
+        ]
+        # Back to the first answer, a new branch, then back to the old branch's end.
+        first_answer = nodes[1].entry_id
+        assert await session.navigate(first_answer) == ""
+        assert [m.text for m in session.messages] == ["first", "one"]
+        await session.prompt("other")
+        nodes = session.tree()
+        assert [n.text for n in nodes if n.parent_id == first_answer] == ["second", "other"]
+        assert [n.depth for n in nodes] == [0, 0, 1, 1, 1, 1]
+        old_end = next(n for n in nodes if n.text == "two")
+        await session.navigate(old_end.entry_id)
+        assert [m.text for m in session.messages] == ["first", "one", "second", "two"]
+        assert next(n for n in session.tree() if n.current).text == "two"
+        # A person's message: the conversation goes on from before it, its text comes back.
+        second = next(n for n in session.tree() if n.text == "second")
+        assert await session.navigate(second.entry_id) == "second"
+        assert [m.text for m in session.messages] == ["first", "one"]
+        session.set_label(first_answer, "good point")
+        assert next(n for n in session.tree() if n.entry_id == first_answer).label == "good point"
+        with pytest.raises(RewindError):
+            await session.navigate("nope")
+        await session.close()
+
+    run(scenario())
+
+
+def test_leaving_a_branch_can_keep_a_summary_of_it(harness: SessionHarness) -> None:
+    async def scenario() -> None:
+        faux = harness.faux(text_turn("one"), text_turn("two"), text_turn("We tried X; it failed."))
+        session = await harness.open(faux)
+        await session.prompt("first")
+        await session.prompt("try X")
+        first_answer = session.tree()[1].entry_id
+        await session.navigate(first_answer, summarize=True)
+        assert "try X" in str(faux.last_request.messages[0].content)
+        texts = [m.text for m in session.messages]
+        assert texts[:2] == ["first", "one"] and "We tried X; it failed." in texts[2]
+        assert [n.role for n in session.tree() if n.on_branch][-1] == "summary"
+        await session.close()
+
+    run(scenario())
+
+
+def test_a_failed_checkpoint_warns_and_the_agent_goes_on(
+    harness: SessionHarness, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    empty = tmp_path / "no-git"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(text_turn("hi"), text_turn("again")))
+        await session.prompt("hello")
+        await session.prompt("more")
+        assert [m.text for m in session.messages][-1] == "again"
+        warnings = [n for n in harness.of_type(Notice) if "Undo is unavailable" in n.text]
+        assert len(warnings) == 1  # once per cause, not at every message
+        plan = await session.plan_rewind(session.checkpoints()[-1].message_id)
+        assert plan.code is None and plan.code_unavailable
+        with pytest.raises(RewindError):
+            await session.rewind(plan, "code")
+        await session.close()
+
+    run(scenario())
+
+
+def test_a_deleted_session_loses_its_checkpoints_when_the_next_one_starts(
+    harness: SessionHarness,
+) -> None:
+    from picode.session.checkpoints.store import _REFS, session_key
+
+    _project(harness)
+
+    async def scenario() -> None:
+        first = await harness.open(harness.faux(text_turn("hi")))
+        await first.prompt("hello")
+        gone, path = first.session_id, first.session_file_path
+        await first.close()
+        assert gone is not None and path is not None
+        refs = next((harness.paths.data_dir / "checkpoints").iterdir()) / _REFS
+        assert (refs / session_key(gone)).is_dir()
+        path.unlink()  # the person deleted that session
+        second = await harness.open(harness.faux(text_turn("again")))
+        await second.prompt("hello")
+        await second.close()  # waits for the housekeeping it started
+        kept = second.session_id
+        assert kept is not None
+        assert sorted(p.name for p in refs.iterdir()) == [session_key(kept)]
+
+    run(scenario())
