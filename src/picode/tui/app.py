@@ -89,7 +89,7 @@ class PicodeApp(App[int]):
         #: Built with the session: its imports (agent events, Markdown) wait for the first frame.
         self.router: EventRouter | None = None
         # Each controller is given the app as the small host Protocol it declares.
-        self.interrupts = InterruptController(self)
+        self.interrupts = InterruptController(self, clock=config.clock)
         #: Set up right after the first frame (``_start_completion``): not needed before.
         self.completion: CompletionController | None = None
         self.completion_popup: CompletionPopup | None = None
@@ -258,6 +258,9 @@ class PicodeApp(App[int]):
     def mark_interrupted(self) -> None:
         if self.router is not None:
             self.router.mark_interrupted()
+
+    def open_rewind(self) -> None:
+        self.commands.try_run("/rewind")
 
     def tool_waiting(self, call_id: str, waiting: bool) -> None:
         if self.router is not None and (view := self.router.tools.get(call_id)) is not None:

@@ -54,6 +54,10 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "Start a new session"),
     SlashCommand("resume", "Resume an earlier session", "[id]"),
     SlashCommand("fork", "Start a new session from an earlier message"),
+    SlashCommand("rewind", "Go back to before one of your messages: code, conversation or both"),
+    SlashCommand("undo", "Undo your last message: its file changes and the conversation"),
+    SlashCommand("tree", "The session's branches; go on from any point"),
+    SlashCommand("label", "Name this point of the conversation in /tree", "[name]"),
     SlashCommand(
         "compact", "Summarise older messages to free context", "[--keep N] [instructions]"
     ),

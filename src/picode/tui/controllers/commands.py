@@ -23,6 +23,7 @@ from picode.tui.completion.commands import (
     UnknownCommandError,
 )
 from picode.tui.controllers.command_error import CommandError
+from picode.tui.controllers.rewind_commands import RewindCommands
 from picode.tui.controllers.session_commands import SessionCommands
 from picode.tui.widgets.info import InfoView
 
@@ -43,6 +44,7 @@ class CommandController:
         self.host = host
         self.registry = CommandRegistry()
         self.sessions = SessionCommands(host)
+        self.rewinds = RewindCommands(host)
         handlers: dict[str, Handler] = {
             "model": self.model,
             "thinking": self.thinking,
@@ -50,6 +52,10 @@ class CommandController:
             "new": self.sessions.new,
             "resume": self.sessions.resume,
             "fork": self.sessions.fork,
+            "rewind": self.rewinds.rewind,
+            "undo": self.rewinds.undo,
+            "tree": self.rewinds.tree,
+            "label": self.rewinds.label,
             "compact": self.sessions.compact,
             "session": self.sessions.info,
             "name": self.sessions.name,
