@@ -313,7 +313,13 @@ def test_load_replays_the_saved_session_then_continues_it(
     loaded, replayed = asyncio.run(second())
     assert loaded.modes.current_mode_id == "never"
     kinds = [u.session_update for u in replayed]
-    assert kinds == ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
+    assert kinds == [
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "agent_message_chunk",
+        "available_commands_update",  # picode's own commands, after the history
+    ]
     assert replayed[0].content.text == "take notes"
     assert (replayed[1].tool_call_id, replayed[1].kind) == ("call_w", "edit")
     assert replayed[2].status == "completed"

@@ -46,6 +46,7 @@ from picode.ai.types import AssistantMessage
 from picode.modes.acp import session_config
 from picode.modes.acp.auth import auth_methods, require_key
 from picode.modes.acp.changes import CHANGING_TOOLS, FileChanges
+from picode.modes.acp.commands import available_commands
 from picode.modes.acp.files import ClientFiles
 from picode.modes.acp.link import SessionLink
 from picode.modes.acp.listing import list_sessions
@@ -199,6 +200,9 @@ class PicodeAcpAgent:
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
         self._require_initialized()
         hosted = await self._open(cwd, "new")
+        # After the response that tells the client this session's id.
+        loop = asyncio.get_running_loop()
+        loop.call_soon(self.outbox.put, hosted.session_id, available_commands())
         return NewSessionResponse(
             session_id=hosted.session_id,
             modes=session_config.mode_state(hosted.session),
@@ -214,6 +218,7 @@ class PicodeAcpAgent:
             hosted = await self._open(cwd, session_id)
         for update in history_updates(hosted.session.display_messages(), hosted.cwd):
             self.outbox.put(hosted.session_id, update)
+        self.outbox.put(hosted.session_id, available_commands())
         await self.outbox.flush()
         return LoadSessionResponse(
             modes=session_config.mode_state(hosted.session),
@@ -401,6 +406,10 @@ class PicodeAcpAgent:
 
         session = hosted.session
         text, attachments = prompt_parts(prompt)
+        if text.startswith("/") and not attachments:
+            answered = await self._run_command(hosted, text)
+            if answered is not None:
+                return answered
         before = dataclasses.replace(session.usage)
         try:
             await session.prompt(text, attachments)
@@ -422,6 +431,20 @@ class PicodeAcpAgent:
         return PromptResponse(
             stop_reason=STOP_REASONS.get(reason, "end_turn"), usage=_turn_usage(before, session)
         )
+
+    async def _run_command(self, hosted: Hosted, text: str) -> PromptResponse | None:
+        from picode.modes.acp.commands import run_command
+        from picode.session.rewinding import RewindError
+
+        try:
+            reply = await run_command(hosted.session, text)
+        except RewindError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        if reply is None:
+            return None
+        self.outbox.put(hosted.session_id, helpers.update_agent_message_text(reply))
+        await self.outbox.flush()
+        return PromptResponse(stop_reason="end_turn")
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         hosted = self.sessions.get(session_id)

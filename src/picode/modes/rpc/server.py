@@ -23,6 +23,7 @@ from picode.modes.json_lines import TooDeepError, loads_line
 from picode.modes.output import LineWriter
 from picode.modes.rpc.approvals import RpcApprovals
 from picode.modes.rpc.commands import BACKGROUND, HANDLERS, Handler, RpcError
+from picode.modes.rpc.rewind import HANDLERS as REWIND_HANDLERS
 from picode.modes.serialize import RedactedEvents
 from picode.session.events import SaveFailed
 
@@ -117,7 +118,7 @@ class RpcServer:
         self.session = session
         self.write = write
         self.approvals = approvals
-        self.handlers: dict[str, Handler] = HANDLERS
+        self.handlers: dict[str, Handler] = {**HANDLERS, **REWIND_HANDLERS}
         self.background = BACKGROUND
         self.tasks: set[asyncio.Task[Any]] = set()
         self.prompt_task: asyncio.Task[Any] | None = None
