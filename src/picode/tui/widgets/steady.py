@@ -15,7 +15,7 @@ meanwhile waited for that (docs/benchmarks.md, "Latency through a real terminal"
   changes, not on every change of the scroll numbers behind it.
 
 Both touch Textual internals (``Widget._styles_cache``, ``Widget._vertical_scrollbar``),
-kept to this module; tests/tui/test_steady.py checks that what they keep is what a full
+kept to this module; tests/tui/widgets/test_steady.py checks that what they keep is what a full
 repaint draws.
 """
 
