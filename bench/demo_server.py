@@ -5,7 +5,7 @@
     ANTHROPIC_BASE_URL=http://127.0.0.1:8765 ANTHROPIC_API_KEY=demo picode
 
 Each prompt gets thinking, a tool call (bash, read or edit, chosen from words in the
-prompt: "edit <file>", "read <file>", otherwise `ls -la`), and after the tool result a
+prompt: "edit <file>", "read <file>", "run: <command>", otherwise `ls -la`), and after the tool result a
 markdown answer with a code block. "slow" in the prompt streams a long reply slowly (to try
 Esc and steering); "fail" answers 529 once (to see the retry countdown), "fail N" N times
 in a row (to see a retry sequence give up, or to type during its countdown).
@@ -102,7 +102,11 @@ class Demo:
         stream.text(*_pieces("Let me look at that.", 6))
         call_id = f"toolu_{int(time.time() * 1000) % 10**8}"
         match = re.search(r"\b(edit|read)\s+(\S+)", prompt)
-        if match and match.group(1) == "edit" and Path(match.group(2)).is_file():
+        run = re.search(r"\brun:\s*(.+)$", prompt)
+        if run:
+            command = {"command": run.group(1).strip()}
+            stream.tool_use(call_id, "bash", _pieces(json.dumps(command), 5))
+        elif match and match.group(1) == "edit" and Path(match.group(2)).is_file():
             path = match.group(2)
             first = Path(path).read_text().splitlines()[0] if Path(path).read_text() else ""
             args = {"path": path, "old_text": first, "new_text": first + "  # edited by demo"}

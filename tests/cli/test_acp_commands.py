@@ -50,7 +50,7 @@ def test_undo_and_rewind_are_offered_and_restore_the_files(
     names, refusal = asyncio.run(script())
     assert names == ["undo", "rewind", "checkpoints"]
     assert "1. change the notes" in client.agent_text()
-    assert "Restored 1 file(s)" in client.agent_text()
+    assert "Wrote back 1 file(s)." in client.agent_text()
     assert "usage: /rewind" in refusal
     # The commands never reached the model; the next prompt went on from before the undone one.
     assert len(wire.requests) == 3

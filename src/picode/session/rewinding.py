@@ -379,3 +379,21 @@ def _message_text(entry: Entry) -> str:
         return message_from_dict(entry.data["message"]).text
     except (KeyError, ValueError, TypeError):
         return ""
+
+
+def describe_restore(report: RestoreReport) -> str:
+    """What a restore did, in a sentence or three, paths made safe for a terminal."""
+    from picode.ai.untrusted import one_line
+
+    wrote = f"wrote back {len(report.written)} file(s)" if report.written else ""
+    removed = f"removed {len(report.deleted)}" if report.deleted else ""
+    done = " and ".join(part for part in (wrote, removed) if part) or "no file needed restoring"
+    parts = [done[0].upper() + done[1:] + "."]
+    if report.skipped:
+        parts.append(
+            f"Kept your edits to {', '.join(one_line(p, 60) for p in report.skipped[:4])}."
+        )
+    if report.failed:
+        shown = "; ".join(f"{one_line(p, 60)}: {one_line(why, 80)}" for p, why in report.failed[:4])
+        parts.append(f"Not restored: {shown}.")
+    return " ".join(parts)

@@ -67,7 +67,7 @@ def test_rewind_shows_the_changes_and_restores_code_and_conversation(tui: TuiHar
             assert (tui.cwd / "notes.txt").read_text(encoding="utf-8") == "old\n"
             assert not (tui.cwd / "made.txt").exists()
             assert [m.text for m in app.session.messages] == ["hi", "Hello."]
-            assert has_notice(app, "Restored 2 file(s)")
+            assert has_notice(app, "Wrote back 1 file(s) and removed 1.")
 
     run(scenario())
 

@@ -89,14 +89,9 @@ def _plan_note(plan: RewindPlan) -> str:
 
 
 def _done(text: str, report: RestoreReport | None, moved: bool) -> str:
-    parts: list[str] = []
-    if report is not None:
-        parts.append(f"Restored {len(report.written) + len(report.deleted)} file(s).")
-        if report.skipped:
-            kept = ", ".join(one_line(p, 60) for p in report.skipped[:4])
-            parts.append(f"Kept your own edits to {kept}.")
-        for path, reason in report.failed[:4]:
-            parts.append(f"Not restored: {one_line(path, 60)} ({one_line(reason, 80)}).")
+    from picode.session.rewinding import describe_restore
+
+    parts = [describe_restore(report)] if report is not None else []
     if moved:
         parts.append(f"The conversation is back to before “{one_line(text, 100)}”.")
     return " ".join(parts)

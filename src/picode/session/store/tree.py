@@ -78,8 +78,9 @@ def session_tree(file: SessionFile) -> list[TreeNode]:
             )
         )
         below = children.get(entry_id, [])
-        # A single child continues the same line of talk: no extra indent for it.
-        step = 1 if len(below) > 1 else 0
+        # A single child continues the same line of talk: no extra indent for it, unless
+        # the conversation now goes on from here (the next message starts a new branch).
+        step = 1 if len(below) > 1 or entry_id == current else 0
         stack.extend((child, depth + step) for child in reversed(below))
     return out
 

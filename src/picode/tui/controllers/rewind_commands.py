@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from picode.session.rewinding import describe_restore
 from picode.tui.controllers.command_error import CommandError
 
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
-    from picode.session.checkpoints import RestoreReport
     from picode.session.rewinding import RestoreWhat, RewindPlan, RewindResult
     from picode.tui.controllers.host import CommandHost
 
@@ -85,7 +85,7 @@ class RewindCommands:
     def _done(self, plan: RewindPlan, result: RewindResult, moved: bool) -> None:
         parts = []
         if result.report is not None:
-            parts.append(restore_summary(result.report))
+            parts.append(describe_restore(result.report))
         if moved:
             parts.append(
                 "The conversation is back to before your message; edit it and press Enter."
@@ -123,10 +123,7 @@ class RewindCommands:
         kept = (
             " A summary of the branch left behind is kept as context." if choice.summarize else ""
         )
-        self.host.report(
-            "The conversation goes on from there; the later messages stay as another branch "
-            f"in /tree.{kept}"
-        )
+        self.host.report(f"The conversation goes on from there; every branch stays in /tree.{kept}")
         if text:
             self.host.restore_text(text)
 
@@ -145,23 +142,3 @@ class RewindCommands:
         except (RewindError, OSError) as exc:
             raise CommandError(f"Could not label: {exc}") from None
         self.host.report(f"Labelled “{label}” in /tree." if label else "Label cleared.")
-
-
-def restore_summary(report: RestoreReport) -> str:
-    """What a restore did, in one or two sentences (paths shown escaped)."""
-    from picode.ai.untrusted import one_line
-
-    done = len(report.written) + len(report.deleted)
-    parts = [
-        f"Restored {done} file(s)"
-        + (f", removed {len(report.deleted)}" if report.deleted else "")
-        + "."
-    ]
-    if report.skipped:
-        parts.append(
-            f"Kept your edits to {', '.join(one_line(p, 60) for p in report.skipped[:4])}."
-        )
-    if report.failed:
-        shown = "; ".join(f"{one_line(p, 60)}: {one_line(why, 80)}" for p, why in report.failed[:4])
-        parts.append(f"Not restored: {shown}.")
-    return " ".join(parts)
