@@ -12,7 +12,7 @@ from picode.ai.types import UserMessage
 from picode.session.events import Notice, SessionSwitched
 from picode.session.rewinding import RewindError
 from picode.session.store.file import SessionFile
-from tests.session.conftest import SessionHarness, run
+from tests.session.conftest import SessionHarness, run, wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="checkpoints need git")
 
@@ -249,3 +249,32 @@ def test_a_deleted_session_loses_its_checkpoints_when_the_next_one_starts(
         assert sorted(p.name for p in refs.iterdir()) == [session_key(kept)]
 
     run(scenario())
+
+
+def test_closing_stops_a_warm_up_still_reading_the_project(
+    harness: SessionHarness, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import time
+
+    real = shutil.which("git")
+    wrappers = tmp_path / "slow-git"
+    wrappers.mkdir()
+    started = tmp_path / "status-started"
+    script = wrappers / "git"
+    # A git whose status takes a minute: a huge project read for the first time.
+    script.write_text(
+        f'#!/bin/sh\ncase "$*" in *" status "*) touch {started}; sleep 60;; esac\n'
+        f'exec {real} "$@"\n'
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrappers}:/usr/bin:/bin")
+    _project(harness)
+
+    async def scenario() -> float:
+        session = await harness.open(harness.faux(text_turn("hi")))
+        await wait_until(started.exists, what="the warm-up's git status")
+        before = time.monotonic()
+        await session.close()
+        return time.monotonic() - before
+
+    assert run(scenario()) < 10

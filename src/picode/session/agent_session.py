@@ -134,6 +134,7 @@ class AgentSession(
         self._checkpoint_lock = asyncio.Lock()
         self._checkpoints_pruned = False
         self._pruning: asyncio.Future[None] | None = None
+        self._warming: asyncio.Future[None] | None = None
         self._checkpoint_tasks: set[asyncio.Future[Any]] = set()
         self._before_message: asyncio.Future[str | None] | None = None
         for problem in self._extensions.load() if options.load_extensions else []:
@@ -192,6 +193,7 @@ class AgentSession(
         extensions the session started."""
         session = cls(options)
         session._start_mcp()
+        session._warm_checkpoints()
         await session._extensions.emit("session_start", session)
         return session
 

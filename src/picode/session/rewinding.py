@@ -81,6 +81,7 @@ class RewindControls:
     _checkpoint_lock: asyncio.Lock
     _checkpoints_pruned: bool
     _pruning: asyncio.Future[None] | None
+    _warming: asyncio.Future[None] | None
     _checkpoint_tasks: set[asyncio.Future[Any]]
     _before_message: asyncio.Future[str | None] | None
 
@@ -115,6 +116,25 @@ class RewindControls:
             store_dir = self._options.paths.data_dir / "checkpoints"
             self._checkpoint_store = CheckpointStore(self._options.cwd, store_dir)
         return self._checkpoint_store
+
+    def _warm_checkpoints(self) -> None:
+        """As the session opens, in the background: a project's first capture reads every
+        file (seconds in a large one); done now, the first message's checkpoint reads only
+        what changed. A failure here says nothing: the first checkpoint will say it."""
+        store = self._checkpoints_store()
+        if store is None:
+            return
+
+        async def warm() -> None:
+            async with self._checkpoint_lock:
+                try:
+                    await asyncio.to_thread(store.warm)
+                except Exception:
+                    log.debug("warming the checkpoint store failed", exc_info=True)
+
+        self._warming = asyncio.ensure_future(warm())
+        self._checkpoint_tasks.add(self._warming)
+        self._warming.add_done_callback(self._checkpoint_tasks.discard)
 
     async def _take_checkpoint(self, label: str) -> str | None:
         """A checkpoint of the working tree now; None (with a warning once per cause)
@@ -158,7 +178,12 @@ class RewindControls:
         task.add_done_callback(self._checkpoint_tasks.discard)
 
     async def _checkpoints_done(self) -> None:
-        """Every checkpoint and the housekeeping after them, before the session closes."""
+        """Every checkpoint and the housekeeping after them, before the session closes. A
+        warm-up still reading a large project is stopped: quitting never waits for it."""
+        if self._warming is not None and not self._warming.done():
+            store = self._checkpoint_store
+            if store is not None:
+                store.stop()
         await self._checkpoints_settled()
         if self._pruning is not None:
             await self._pruning

@@ -4,6 +4,8 @@
 The session calls this synchronous engine through ``asyncio.to_thread``::
 
     store = CheckpointStore(root, store_dir)          # max_file_bytes=10 MiB by default
+    store.warm()                                      # the index filled, nothing kept
+    store.stop()                                      # end what runs, refuse more (closing)
     checkpoint = store.snapshot(session_id, label)    # an id; raises CheckpointError
     plan = store.plan_restore(checkpoint)             # what a restore would do; writes nothing
     store.diff_text(plan, path)                       # one path's unified diff, terminal-safe

@@ -11,11 +11,14 @@ dropped for the same reason.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import secrets
 import shutil
+import signal
 import subprocess
+import threading
 import time
 import zlib
 from collections.abc import Sequence
@@ -65,6 +68,18 @@ class ShadowGit:
         self.timeout = timeout
         self.index_file = git_dir / "picode-index"
         self._exe: str | None = None
+        #: The git processes running now, so ``stop`` can end them.
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self._live_lock = threading.Lock()
+        self._stopped = False
+
+    def stop(self) -> None:
+        """End the git processes running now and refuse new ones: the operations fail with
+        CheckpointError (a capture cut short is redone by the next one; see ``capture``)."""
+        with self._live_lock:
+            self._stopped = True
+            for process in self._live:
+                _kill(process)
 
     def _executable(self) -> str:
         if self._exe is None:
@@ -102,22 +117,36 @@ class ShadowGit:
             command += ["-c", setting]
         command += args
         try:
-            done = subprocess.run(
+            process = subprocess.Popen(
                 command,
-                input=stdin,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-                capture_output=True,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env=self._env(),
                 cwd=work_tree or (self.work_tree if args[0] != "init" else self.git_dir),
-                timeout=self.timeout,
-                check=False,
+                # Its own process group: stopping it stops whatever it started too.
+                start_new_session=True,
             )
+        except OSError as exc:
+            raise CheckpointError(f"git could not be run: {exc.strerror or exc}") from exc
+        with self._live_lock:
+            self._live.add(process)
+            if self._stopped:
+                _kill(process)
+        try:
+            stdout, stderr = process.communicate(stdin, timeout=self.timeout)
         except subprocess.TimeoutExpired as exc:
+            _kill(process)
+            process.communicate()
             raise CheckpointError(
                 f"git {args[0]} took longer than {self.timeout:g} s and was stopped"
             ) from exc
-        except OSError as exc:
-            raise CheckpointError(f"git could not be run: {exc.strerror or exc}") from exc
+        finally:
+            with self._live_lock:
+                self._live.discard(process)
+        done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+        if done.returncode == -signal.SIGKILL:
+            raise CheckpointError(f"git {args[0]} was stopped")
         if done.returncode not in ok:
             detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
             last = detail[-1] if detail else f"exit status {done.returncode}"
@@ -173,3 +202,12 @@ class ShadowGit:
             blobs[sha] = out[end + 1 : end + 1 + size]
             pos = end + 1 + size + 1
         return blobs
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to the process's group (git and anything it started), once it exists."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if hasattr(os, "killpg"):
+            os.killpg(process.pid, signal.SIGKILL)
+        else:  # no process groups (Windows): git itself
+            process.kill()

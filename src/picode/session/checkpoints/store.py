@@ -109,6 +109,19 @@ class CheckpointStore:
             self._write_ref(session_key(session_id), commit)
             return commit
 
+    def stop(self) -> None:
+        """Stop what runs now and refuse what comes (the session is closing while a warm-up
+        still reads a large project): those operations fail with CheckpointError. Any thread
+        may call this, without the lock."""
+        self._git.stop()
+
+    def warm(self) -> None:
+        """Read the project's files into the shadow index without keeping a checkpoint, so
+        that the next snapshot reads only what changed (a project's first capture reads every
+        file). Raises CheckpointError like ``snapshot``."""
+        with self._locked():
+            self._capture("warming up")
+
     def _capture(self, label: str, session_id: str = "") -> tuple[str, str]:
         """The files now as a commit (not yet a checkpoint): (commit, tree). Its message
         keeps the label, and the files left out for their size, which a restore must not
