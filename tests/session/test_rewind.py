@@ -278,3 +278,63 @@ def test_closing_stops_a_warm_up_still_reading_the_project(
         return time.monotonic() - before
 
     assert run(scenario()) < 10
+
+
+def test_a_tool_waits_for_the_checkpoint_only_so_long_and_that_step_is_not_undoable(
+    harness: SessionHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from picode.session import rewinding
+    from picode.session.checkpoints.store import CheckpointStore
+
+    monkeypatch.setattr(rewinding, "CHECKPOINT_WAIT_S", 0.2)
+    snapshot = CheckpointStore.snapshot
+
+    def slow_snapshot(self: CheckpointStore, session_id: str, label: str) -> str:
+        if label == "before message":
+            time.sleep(1.5)  # a folder too large to checkpoint quickly
+        return snapshot(self, session_id, label)
+
+    monkeypatch.setattr(CheckpointStore, "snapshot", slow_snapshot)
+    _project(harness)
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(*_edit_and_bash()))
+        started = time.monotonic()
+        await session.prompt("change the files")
+        assert (harness.cwd / "d.txt").exists()
+        assert [c.code for c in session.checkpoints()] == [False]
+        warned = [n.text for n in harness.of_type(Notice) if "took longer than" in n.text]
+        assert len(warned) == 1
+        assert time.monotonic() - started >= 1.5  # prompt still returns after it, settled
+        await session.close()
+
+    run(scenario())
+
+
+def test_a_checkpoint_that_times_out_turns_undo_of_files_off_for_the_session(
+    harness: SessionHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from picode.session.checkpoints import CheckpointTimeout
+    from picode.session.checkpoints.store import CheckpointStore
+
+    tries: list[str] = []
+
+    def too_slow(self: CheckpointStore, session_id: str, label: str) -> str:
+        tries.append(label)
+        raise CheckpointTimeout("git status took longer than 60 s and was stopped")
+
+    monkeypatch.setattr(CheckpointStore, "snapshot", too_slow)
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(text_turn("one"), text_turn("two")))
+        await session.prompt("first")
+        await session.prompt("second")
+        assert tries == ["before message"]  # never again after it timed out
+        notes = [n.text for n in harness.of_type(Notice) if "Undo of files is off" in n.text]
+        assert len(notes) == 1
+        assert [c.code for c in session.checkpoints()] == [False, False]
+        await session.close()
+
+    run(scenario())

@@ -135,6 +135,9 @@ class AgentSession(
         self._checkpoints_pruned = False
         self._pruning: asyncio.Future[None] | None = None
         self._warming: asyncio.Future[None] | None = None
+        self._checkpoints_off = False
+        self._late_checkpoints: set[asyncio.Future[str | None]] = set()
+        self._message_checkpoint: asyncio.Future[str | None] | None = None
         self._checkpoint_tasks: set[asyncio.Future[Any]] = set()
         self._before_message: asyncio.Future[str | None] | None = None
         for problem in self._extensions.load() if options.load_extensions else []:
@@ -467,7 +470,7 @@ class AgentSession(
 
     async def _gate_tool_call(self, call: ToolCall, args: Any) -> str | None:
         # The files as they were before the person's message are saved before a tool runs.
-        await self._checkpoints_settled()
+        await self._checkpoints_before_tools()
         return await self._before_tool_call(call, args)
 
     # --- hooks and extension sink --------------------------------------------------------

@@ -36,6 +36,10 @@ RestoreWhat = Literal["code", "conversation", "both"]
 RESTORE_CHOICES: tuple[RestoreWhat, ...] = ("both", "conversation", "code")
 
 
+#: How long a tool call waits for the checkpoint of the files before the message.
+CHECKPOINT_WAIT_S = 5.0
+
+
 class RewindError(ValueError):
     """A rewind or move that cannot be done; nothing was changed."""
 
@@ -82,6 +86,10 @@ class RewindControls:
     _checkpoints_pruned: bool
     _pruning: asyncio.Future[None] | None
     _warming: asyncio.Future[None] | None
+    _checkpoints_off: bool
+    _late_checkpoints: set[asyncio.Future[str | None]]
+    #: The checkpoint of the message now running (``_before_message`` is handed to its tie).
+    _message_checkpoint: asyncio.Future[str | None] | None
     _checkpoint_tasks: set[asyncio.Future[Any]]
     _before_message: asyncio.Future[str | None] | None
 
@@ -110,6 +118,8 @@ class RewindControls:
         without a session file (``--no-session``: nothing to tie checkpoints to) or when
         checkpoints are turned off in the settings."""
         wanted = self._recorder.persistent and self._settings.checkpoints.enabled
+        if self._checkpoints_off:
+            return None
         if self._checkpoint_store is None and wanted:
             from picode.session.checkpoints import CheckpointStore
 
@@ -144,11 +154,20 @@ class RewindControls:
         if store is None or file is None:
             return None
         async with self._checkpoint_lock:
+            if self._checkpoints_off:  # the one before this timed out while it waited
+                return None
             try:
                 checkpoint = await asyncio.to_thread(store.snapshot, file.id, label)
             except Exception as exc:  # whatever went wrong, the agent goes on without undo
                 log.debug("checkpoint failed", exc_info=True)
-                if str(exc) != self._checkpoint_problem:
+                from picode.session.checkpoints import CheckpointTimeout
+
+                if isinstance(exc, CheckpointTimeout):
+                    # Each try would cost as much again, in the background, at every message.
+                    self._checkpoints_off = True
+                    note = f"Undo of files is off for the rest of this session: {exc}"
+                    self.notify(note, "warning", "checkpoints")
+                elif str(exc) != self._checkpoint_problem:
                     self._checkpoint_problem = str(exc)
                     note = f"Undo is unavailable for this step: {exc}"
                     self.notify(note, "warning", "checkpoints")
@@ -200,8 +219,29 @@ class RewindControls:
         if self._checkpoints_store() is None:
             return
         self._before_message = asyncio.ensure_future(self._take_checkpoint("before message"))
+        self._message_checkpoint = self._before_message
         self._checkpoint_tasks.add(self._before_message)
         self._before_message.add_done_callback(self._checkpoint_tasks.discard)
+
+    async def _checkpoints_before_tools(self) -> None:
+        """Before a tool may change a file: the checkpoints asked for are taken. A tool
+        waits for them at most ``CHECKPOINT_WAIT_S``; past that it runs, and the message's
+        checkpoint, taken while files may be changing, is not kept (undo is unavailable for
+        that step, and the warning says so)."""
+        waiting = [task for task in self._checkpoint_tasks if not task.done()]
+        if not waiting:
+            return
+        _, late = await asyncio.wait(waiting, timeout=CHECKPOINT_WAIT_S)
+        current = self._message_checkpoint
+        if current is None or not late or current.done() or current in self._late_checkpoints:
+            return
+        self._late_checkpoints.add(current)
+        self.notify(
+            f"Undo is unavailable for this step: the checkpoint took longer than "
+            f"{CHECKPOINT_WAIT_S:g} s, and the tools did not wait longer",
+            "warning",
+            "checkpoints",
+        )
 
     def _mark_checkpoint(self, message_id: str | None) -> None:
         """Tie the checkpoint taken before the person's message to its entry."""
@@ -211,6 +251,9 @@ class RewindControls:
 
         async def tie() -> None:
             checkpoint = await taking
+            if taking in self._late_checkpoints:
+                self._late_checkpoints.discard(taking)
+                return
             if checkpoint is not None:
                 data = {"message_id": message_id, "tree": checkpoint}
                 self._recorder.record_custom(CHECKPOINT, data)

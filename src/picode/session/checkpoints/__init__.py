@@ -51,12 +51,13 @@ from typing import TYPE_CHECKING
 from picode.session._faces import lazy_names
 
 if TYPE_CHECKING:
-    from picode.session.checkpoints.git import CheckpointError
+    from picode.session.checkpoints.git import CheckpointError, CheckpointTimeout
     from picode.session.checkpoints.plan import KeptPath, PathChange, RestorePlan, RestoreReport
     from picode.session.checkpoints.store import CheckpointStore
 
 _WHERE = {
     "CheckpointError": "git",
+    "CheckpointTimeout": "git",
     "CheckpointStore": "store",
     "KeptPath": "plan",
     "PathChange": "plan",
@@ -67,6 +68,7 @@ _WHERE = {
 __all__ = [
     "CheckpointError",
     "CheckpointStore",
+    "CheckpointTimeout",
     "KeptPath",
     "PathChange",
     "RestorePlan",

@@ -29,6 +29,10 @@ class CheckpointError(Exception):
     """A checkpoint could not be taken, read or restored; the message says why, for a person."""
 
 
+class CheckpointTimeout(CheckpointError):
+    """git took longer than its time limit (a folder too large to checkpoint in time)."""
+
+
 #: Passed as ``-c`` on every call. Hooks off (the shadow has none, but a template could add
 #: some); no line-ending or filter conversion, so a restore gives back the bytes taken; the
 #: untracked cache and preloading make a snapshot of an unchanged tree cost stats, not reads;
@@ -138,7 +142,7 @@ class ShadowGit:
         except subprocess.TimeoutExpired as exc:
             _kill(process)
             process.communicate()
-            raise CheckpointError(
+            raise CheckpointTimeout(
                 f"git {args[0]} took longer than {self.timeout:g} s and was stopped"
             ) from exc
         finally:
