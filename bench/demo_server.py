@@ -5,10 +5,11 @@
     ANTHROPIC_BASE_URL=http://127.0.0.1:8765 ANTHROPIC_API_KEY=demo picode
 
 Each prompt gets thinking, a tool call (bash, read or edit, chosen from words in the
-prompt: "edit <file>", "read <file>", "run: <command>", otherwise `ls -la`), and after the tool result a
-markdown answer with a code block. "slow" in the prompt streams a long reply slowly (to try
-Esc and steering); "fail" answers 529 once (to see the retry countdown), "fail N" N times
-in a row (to see a retry sequence give up, or to type during its countdown).
+prompt: "edit <file>", "read <file>", "run: <command>", otherwise `ls -la`), and after the
+tool result a markdown answer with a code block. "slow" in the prompt streams a long reply
+slowly (to try Esc and steering); "fail" answers 529 once (to see the retry countdown),
+"fail N" N times in a row (to see a retry sequence give up, or to type during its
+countdown).
 """
 
 from __future__ import annotations

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from picode.tui.controllers.interrupt import REWIND_HINT, InterruptController, Popup
+from picode.tui.controllers.interrupt import REWIND_HINT, InterruptController
 from tests.support import FakeClock
+
+if TYPE_CHECKING:
+    from picode.tui.controllers.interrupt import Popup
 
 
 @dataclass

@@ -20,27 +20,29 @@ if TYPE_CHECKING:
     from picode.tui.approval import ApprovalPrompt
 
 
-class Aborter(Protocol):
-    def abort_run(self) -> bool: ...
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class Aborter(Protocol):
+        def abort_run(self) -> bool: ...
 
+    class ApprovalHost(Protocol):
+        """Where the prompt shows, and who hears about the calls it holds."""
 
-class ApprovalHost(Protocol):
-    """Where the prompt shows, and who hears about the calls it holds."""
+        @property
+        def screen_stack(self) -> list[Screen[Any]]: ...
 
-    @property
-    def screen_stack(self) -> list[Screen[Any]]: ...
+        @property
+        def editor(self) -> Widget:
+            """The prompt goes above it."""
+            ...
 
-    @property
-    def editor(self) -> Widget:
-        """The prompt goes above it."""
-        ...
+        @property
+        def interrupts(self) -> Aborter: ...
 
-    @property
-    def interrupts(self) -> Aborter: ...
-
-    def tool_waiting(self, call_id: str, waiting: bool) -> None:
-        """A call starts (True) or stops (False) waiting for an answer."""
-        ...
+        def tool_waiting(self, call_id: str, waiting: bool) -> None:
+            """A call starts (True) or stops (False) waiting for an answer."""
+            ...
 
 
 class ApprovalController:

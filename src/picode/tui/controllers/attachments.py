@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Protocol
 
-from picode.tui.controllers.host import Reporter
 from picode.tui.widgets.notice import NoticeLevel
 
 if TYPE_CHECKING:
     from picode.ai.types import UserContent
     from picode.session.agent_session import AgentSession
+    from picode.tui.controllers.host import Reporter
 
 
 def mentions_files(text: str) -> bool:
@@ -22,10 +22,13 @@ def mentions_files(text: str) -> bool:
     return MENTION.search(text) is not None
 
 
-class MessageNotes(Protocol):
-    def note_for_next_message(self, text: str, level: NoticeLevel) -> None:
-        """Said under the message, once it shows."""
-        ...
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class MessageNotes(Protocol):
+        def note_for_next_message(self, text: str, level: NoticeLevel) -> None:
+            """Said under the message, once it shows."""
+            ...
 
 
 async def collect_attachments(

@@ -19,22 +19,24 @@ TAIL_SIZE = 20
 PAGE_SIZE = 40
 
 
-class DisplaySource(Protocol):
-    @property
-    def display_count(self) -> int: ...
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class DisplaySource(Protocol):
+        @property
+        def display_count(self) -> int: ...
 
-    def display_range(self, start: int, stop: int) -> list[Message]: ...
+        def display_range(self, start: int, stop: int) -> list[Message]: ...
 
+    class HistoryHost(Protocol):
+        @property
+        def transcript(self) -> Transcript: ...
 
-class HistoryHost(Protocol):
-    @property
-    def transcript(self) -> Transcript: ...
+        @property
+        def router(self) -> EventRouter | None: ...
 
-    @property
-    def router(self) -> EventRouter | None: ...
-
-    @property
-    def session(self) -> DisplaySource | None: ...
+        @property
+        def session(self) -> DisplaySource | None: ...
 
 
 class HistoryPager:

@@ -9,74 +9,73 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 #: Two presses of Esc within this many seconds, on an empty editor, open /rewind.
 DOUBLE_ESC_S = 1.0
 REWIND_HINT = "Press esc again to rewind"
 
 
-class Interruptible(Protocol):
-    @property
-    def is_running(self) -> bool: ...
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class Interruptible(Protocol):
+        @property
+        def is_running(self) -> bool: ...
 
-    @property
-    def retry_pending(self) -> bool: ...
+        @property
+        def retry_pending(self) -> bool: ...
 
-    def clear_queues(self) -> list[str]: ...
+        def clear_queues(self) -> list[str]: ...
 
-    def abort(self) -> None: ...
+        def abort(self) -> None: ...
 
+    class Popup(Protocol):
+        """Something Esc closes before it interrupts (a completion list, the search...)."""
 
-class Popup(Protocol):
-    """Something Esc closes before it interrupts (a completion list, the search...)."""
+        def is_open(self) -> bool: ...
 
-    def is_open(self) -> bool: ...
+        def close(self) -> bool:
+            """Close it when open, and say whether it was."""
+            ...
 
-    def close(self) -> bool:
-        """Close it when open, and say whether it was."""
-        ...
+    class TakesBack(Protocol):
+        @property
+        def is_empty(self) -> bool: ...
 
+        def insert_before(self, texts: list[str]) -> None: ...
 
-class TakesBack(Protocol):
-    @property
-    def is_empty(self) -> bool: ...
+    class Hints(Protocol):
+        @property
+        def notice(self) -> tuple[str, str] | None: ...
 
-    def insert_before(self, texts: list[str]) -> None: ...
+        def set_notice(self, text: str | None) -> None: ...
 
+    class InterruptHost(Protocol):
+        """What Esc acts on."""
 
-class Hints(Protocol):
-    @property
-    def notice(self) -> tuple[str, str] | None: ...
+        @property
+        def session(self) -> Interruptible | None: ...
 
-    def set_notice(self, text: str | None) -> None: ...
+        @property
+        def editor(self) -> TakesBack:
+            """Where queued messages taken back from an interrupted run go."""
+            ...
 
+        def popups(self) -> Sequence[Popup]:
+            """What is built now, checked last to first (the newest on top)."""
+            ...
 
-class InterruptHost(Protocol):
-    """What Esc acts on."""
+        def mark_interrupted(self) -> None: ...
 
-    @property
-    def session(self) -> Interruptible | None: ...
+        @property
+        def status(self) -> Hints: ...
 
-    @property
-    def editor(self) -> TakesBack:
-        """Where queued messages taken back from an interrupted run go."""
-        ...
+        def open_rewind(self) -> None:
+            """Esc Esc on an empty editor with nothing running: the /rewind picker."""
+            ...
 
-    def popups(self) -> Sequence[Popup]:
-        """What is built now, checked last to first (the newest on top)."""
-        ...
-
-    def mark_interrupted(self) -> None: ...
-
-    @property
-    def status(self) -> Hints: ...
-
-    def open_rewind(self) -> None:
-        """Esc Esc on an empty editor with nothing running: the /rewind picker."""
-        ...
-
-    def set_timer(self, delay: float, callback: Callable[[], None]) -> object: ...
+        def set_timer(self, delay: float, callback: Callable[[], None]) -> object: ...
 
 
 class InterruptController:

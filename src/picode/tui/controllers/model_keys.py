@@ -5,23 +5,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from picode.ai.thinking import runs_at
-from picode.tui.controllers.host import Reporter
 from picode.tui.widgets.notice import NoticeView
 
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
+    from picode.tui.controllers.host import Reporter
     from picode.tui.widgets.transcript import Transcript
 
 THINKING_LINE = "Thinking: "
 
 
-class ModelKeysHost(Reporter, Protocol):
-    @property
-    def transcript(self) -> Transcript: ...
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class ModelKeysHost(Reporter, Protocol):
+        @property
+        def transcript(self) -> Transcript: ...
 
-    def notify(self, message: str, *, timeout: float | None = None) -> None:
-        """A passing hint, not a line in the transcript."""
-        ...
+        def notify(self, message: str, *, timeout: float | None = None) -> None:
+            """A passing hint, not a line in the transcript."""
+            ...
 
 
 def cycle_thinking(session: AgentSession, host: ModelKeysHost) -> None:

@@ -13,12 +13,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from picode.tui.controllers.host import Reporter
-
 if TYPE_CHECKING:
     from picode.agent.tool import AgentTool, ToolResult
     from picode.ai.abort import AbortController
     from picode.session.agent_session import AgentSession
+    from picode.tui.controllers.host import Reporter
     from picode.tui.widgets.status import StatusLine
     from picode.tui.widgets.tool_call import ToolCallView
     from picode.tui.widgets.transcript import Transcript
@@ -74,17 +73,20 @@ def resumed_shell_view(command: str, output: str, *, expanded: bool) -> ToolCall
     return view
 
 
-class ShellHost(Reporter, Protocol):
-    """Where a command shows, and the session its output goes to."""
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class ShellHost(Reporter, Protocol):
+        """Where a command shows, and the session its output goes to."""
 
-    @property
-    def transcript(self) -> Transcript: ...
+        @property
+        def transcript(self) -> Transcript: ...
 
-    @property
-    def status(self) -> StatusLine: ...
+        @property
+        def status(self) -> StatusLine: ...
 
-    @property
-    def session(self) -> AgentSession | None: ...
+        @property
+        def session(self) -> AgentSession | None: ...
 
 
 class ShellRunner:

@@ -6,26 +6,28 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
-from picode.tui.controllers.host import Reporter
-
 if TYPE_CHECKING:
+    from picode.tui.controllers.host import Reporter
     from picode.tui.widgets.editor import PromptEditor
 
 
-class StepAsideHost(Reporter, Protocol):
-    @property
-    def editor(self) -> PromptEditor: ...
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class StepAsideHost(Reporter, Protocol):
+        @property
+        def editor(self) -> PromptEditor: ...
 
-    @property
-    def is_headless(self) -> bool:
-        """No real terminal to hand over (headless tests)."""
-        ...
+        @property
+        def is_headless(self) -> bool:
+            """No real terminal to hand over (headless tests)."""
+            ...
 
-    def suspend(self) -> AbstractContextManager[None]: ...
+        def suspend(self) -> AbstractContextManager[None]: ...
 
-    def close_completion(self) -> None: ...
+        def close_completion(self) -> None: ...
 
-    def action_suspend_process(self) -> None: ...
+        def action_suspend_process(self) -> None: ...
 
 
 def edit_externally(host: StepAsideHost) -> None:

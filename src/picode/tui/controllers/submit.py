@@ -9,13 +9,13 @@ import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from picode.tui.controllers.attachments import collect_attachments, mentions_files
-from picode.tui.controllers.host import Reporter
 from picode.tui.controllers.shell import parse_shell
 from picode.tui.widgets.notice import NoticeView
 
 if TYPE_CHECKING:
     from picode.ai.types import UserContent
     from picode.session.agent_session import AgentSession
+    from picode.tui.controllers.host import Reporter
     from picode.tui.controllers.router import EventRouter
     from picode.tui.controllers.shell import ShellRunner
     from picode.tui.controllers.warmup import ProviderWarmup
@@ -32,33 +32,35 @@ NO_SESSION_TEXT = (
 )
 
 
-class CommandRunner(Protocol):
-    def try_run(self, text: str) -> bool: ...
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class CommandRunner(Protocol):
+        def try_run(self, text: str) -> bool: ...
 
+    class SubmitHost(Reporter, Protocol):
+        """What sending a message touches."""
 
-class SubmitHost(Reporter, Protocol):
-    """What sending a message touches."""
+        session: AgentSession | None
+        router: EventRouter | None
+        status: StatusLine
+        shell: ShellRunner
 
-    session: AgentSession | None
-    router: EventRouter | None
-    status: StatusLine
-    shell: ShellRunner
+        @property
+        def transcript(self) -> Transcript: ...
 
-    @property
-    def transcript(self) -> Transcript: ...
+        @property
+        def editor(self) -> PromptEditor: ...
 
-    @property
-    def editor(self) -> PromptEditor: ...
+        @property
+        def commands(self) -> CommandRunner: ...
 
-    @property
-    def commands(self) -> CommandRunner: ...
+        @property
+        def warmup(self) -> ProviderWarmup: ...
 
-    @property
-    def warmup(self) -> ProviderWarmup: ...
+        def close_completion(self) -> None: ...
 
-    def close_completion(self) -> None: ...
-
-    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+        def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 
 
 class Submitter:

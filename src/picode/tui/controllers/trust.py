@@ -7,23 +7,25 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from picode.tui.controllers.host import Reporter
-
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from picode.session.paths import Paths
     from picode.session.safety import ProjectTrust
+    from picode.tui.controllers.host import Reporter
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 
-class TrustHost(Reporter, Protocol):
-    async def push_screen_wait(self, screen: Screen[T]) -> T:
-        """The person's answer: to be awaited in a worker."""
-        ...
+if TYPE_CHECKING:
+    # Only for the type checker: a Protocol class costs instructions to create, on
+    # the way to the first frame.
+    class TrustHost(Reporter, Protocol):
+        async def push_screen_wait(self, screen: Screen[T]) -> T:
+            """The person's answer: to be awaited in a worker."""
+            ...
 
 
 class TrustController:
