@@ -285,10 +285,10 @@ def test_a_tool_waits_for_the_checkpoint_only_so_long_and_that_step_is_not_undoa
 ) -> None:
     import time
 
-    from picode.session import rewinding
+    from picode.session import checkpointing
     from picode.session.checkpoints.store import CheckpointStore
 
-    monkeypatch.setattr(rewinding, "CHECKPOINT_WAIT_S", 0.2)
+    monkeypatch.setattr(checkpointing, "CHECKPOINT_WAIT_S", 0.2)
     snapshot = CheckpointStore.snapshot
 
     def slow_snapshot(self: CheckpointStore, session_id: str, label: str) -> str:

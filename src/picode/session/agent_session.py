@@ -41,6 +41,7 @@ from picode.ai.types import (
     UserContent,
     UserMessage,
 )
+from picode.session.checkpointing import CheckpointKeeper
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
     AnySessionEvent,
@@ -73,7 +74,6 @@ from picode.session.usage import SessionUsage
 from picode.session.view import SessionView
 
 if TYPE_CHECKING:
-    from picode.session.checkpoints import CheckpointStore
     from picode.session.mcp.manager import McpManager
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,7 @@ class AgentSession(
         )
         self._save_error: str | None = None
         self._recorder = SessionRecorder(options.paths, options.cwd, self.notify)
+        self._keeper = CheckpointKeeper(options, self._settings, self._recorder, self.notify)
         self._extensions = ExtensionHost(
             cwd=options.cwd,
             user_dir=options.paths.extensions_dir,
@@ -129,17 +130,6 @@ class AgentSession(
         self._running = False
         self._closed = False
         self._mcp: McpManager | None = None
-        self._checkpoint_store: CheckpointStore | None = None
-        self._checkpoint_problem: str | None = None
-        self._checkpoint_lock = asyncio.Lock()
-        self._checkpoints_pruned = False
-        self._pruning: asyncio.Future[None] | None = None
-        self._warming: asyncio.Future[None] | None = None
-        self._checkpoints_off = False
-        self._late_checkpoints: set[asyncio.Future[str | None]] = set()
-        self._message_checkpoint: asyncio.Future[str | None] | None = None
-        self._checkpoint_tasks: set[asyncio.Future[Any]] = set()
-        self._before_message: asyncio.Future[str | None] | None = None
         for problem in self._extensions.load() if options.load_extensions else []:
             self.notify(problem, "warning", "extensions")
         tools = self._extensions.merged_tools(options.tools, self.notify)
@@ -196,7 +186,7 @@ class AgentSession(
         extensions the session started."""
         session = cls(options)
         session._start_mcp()
-        session._warm_checkpoints()
+        session._keeper.warm()
         await session._extensions.emit("session_start", session)
         return session
 
@@ -303,7 +293,7 @@ class AgentSession(
                 elif isinstance(message, UserMessage):
                     # A queued message may just have been delivered: the queues changed.
                     self._queue_changed()
-                    self._checkpoint_before_message()
+                    self._keeper.before_message()
                 await self._extensions.emit("message_start", message)
             case MessageEnd(message=message):
                 if self._recovery.keep_message(message):
@@ -319,7 +309,7 @@ class AgentSession(
         try:
             entry_id = self._recorder.record_message(message)
             if isinstance(message, UserMessage):
-                self._mark_checkpoint(entry_id)
+                self._keeper.mark(entry_id)
         except OSError as exc:
             # The conversation goes on in memory; the person must know it is not saved,
             # and a headless run must not exit 0 (see save_error).
@@ -344,7 +334,7 @@ class AgentSession(
         await self._run(lambda: self._agent.prompt(message))
         # What the agent left is checkpointed before the caller goes on (a hand edit made
         # after this returns is one, not the agent's).
-        await self._checkpoints_settled()
+        await self._keeper.settled()
 
     async def _run(self, start: Callable[[], Awaitable[None]]) -> None:
         async with self._run_lock:
@@ -362,7 +352,7 @@ class AgentSession(
                 self._running = False
                 self._abort_retry = None
                 # Out of the run: Esc and the next message never wait for it.
-                self._in_background(self._checkpoint_after_run())
+                self._keeper.after_run()
 
     async def _wait_retry(self, delay_ms: int) -> bool:
         """Sleep before a retry; False when aborted in the meantime."""
@@ -465,12 +455,12 @@ class AgentSession(
         await self._extensions.emit("session_end", self)
         if self._mcp is not None:
             await self._mcp.close()
-        await self._checkpoints_done()
+        await self._keeper.done()
         self._recorder.close()
 
     async def _gate_tool_call(self, call: ToolCall, args: Any) -> str | None:
         # The files as they were before the person's message are saved before a tool runs.
-        await self._checkpoints_before_tools()
+        await self._keeper.before_tools()
         return await self._before_tool_call(call, args)
 
     # --- hooks and extension sink --------------------------------------------------------

@@ -1,43 +1,37 @@
-"""Undo: checkpoints of the working tree, ``/rewind``, ``/undo`` and moving in the session
-tree in place (docs/sessions.md, "Checkpoints and rewind").
+"""Undo: ``/rewind``, ``/undo`` and moving in the session tree in place (docs/sessions.md,
+"Checkpoints, rewind and the tree").
 
-A part of ``AgentSession`` (it inherits this). Before each of the person's messages runs
-the working tree is checkpointed (``session/checkpoints``), and when a run ends again (what
-the agent left, so hand edits made since can be told apart). A checkpoint that fails never
-stops the agent: a warning says undo is unavailable for that step.
+A part of ``AgentSession`` (it inherits this). The checkpoints it restores are taken by the
+session's ``CheckpointKeeper`` (``session/checkpointing.py``) with the engine of
+``session/checkpoints``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from picode.session.store.tree import CHECKPOINT, TreeNode, checkpoint_marks, session_tree
+from picode.session.store.tree import TreeNode, session_tree
 
 if TYPE_CHECKING:
     from picode.agent.agent import Agent
     from picode.ai.models import Model
     from picode.ai.options import StreamOptions
     from picode.ai.types import AssistantMessage
-    from picode.session.checkpoints import CheckpointStore, RestorePlan, RestoreReport
-    from picode.session.config.settings import Settings
+    from picode.session.checkpointing import CheckpointKeeper
+    from picode.session.checkpoints import RestorePlan, RestoreReport
     from picode.session.events import SwitchReason
     from picode.session.options import SessionOptions
     from picode.session.store.format import Entry
     from picode.session.store.recorder import Restored, SessionRecorder
-    from picode.session.usage import SessionUsage
 
 log = logging.getLogger(__name__)
 
 RestoreWhat = Literal["code", "conversation", "both"]
 RESTORE_CHOICES: tuple[RestoreWhat, ...] = ("both", "conversation", "code")
-
-
-#: How long a tool call waits for the checkpoint of the files before the message.
-CHECKPOINT_WAIT_S = 5.0
 
 
 class RewindError(ValueError):
@@ -77,21 +71,8 @@ class RewindResult:
 class RewindControls:
     _agent: Agent
     _options: SessionOptions
-    _settings: Settings
     _recorder: SessionRecorder
-    _usage: SessionUsage
-    _checkpoint_store: CheckpointStore | None
-    _checkpoint_problem: str | None
-    _checkpoint_lock: asyncio.Lock
-    _checkpoints_pruned: bool
-    _pruning: asyncio.Future[None] | None
-    _warming: asyncio.Future[None] | None
-    _checkpoints_off: bool
-    _late_checkpoints: set[asyncio.Future[str | None]]
-    #: The checkpoint of the message now running (``_before_message`` is handed to its tie).
-    _message_checkpoint: asyncio.Future[str | None] | None
-    _checkpoint_tasks: set[asyncio.Future[Any]]
-    _before_message: asyncio.Future[str | None] | None
+    _keeper: CheckpointKeeper
 
     def notify(self, text: str, level: str = "info", source: str | None = None) -> None:
         raise NotImplementedError
@@ -111,174 +92,14 @@ class RewindControls:
     ) -> None:
         raise NotImplementedError
 
-    # --- taking checkpoints ---------------------------------------------------------------
-
-    def _checkpoints_store(self) -> CheckpointStore | None:
-        """The engine, made on first need (its module is not imported at start-up); None
-        without a session file (``--no-session``: nothing to tie checkpoints to) or when
-        checkpoints are turned off in the settings."""
-        wanted = self._recorder.persistent and self._settings.checkpoints.enabled
-        if self._checkpoints_off:
-            return None
-        if self._checkpoint_store is None and wanted:
-            from picode.session.checkpoints import CheckpointStore
-
-            store_dir = self._options.paths.data_dir / "checkpoints"
-            self._checkpoint_store = CheckpointStore(self._options.cwd, store_dir)
-        return self._checkpoint_store
-
-    def _warm_checkpoints(self) -> None:
-        """As the session opens, in the background: a project's first capture reads every
-        file (seconds in a large one); done now, the first message's checkpoint reads only
-        what changed. A failure here says nothing: the first checkpoint will say it."""
-        store = self._checkpoints_store()
-        if store is None:
-            return
-
-        async def warm() -> None:
-            async with self._checkpoint_lock:
-                try:
-                    await asyncio.to_thread(store.warm)
-                except Exception:
-                    log.debug("warming the checkpoint store failed", exc_info=True)
-
-        self._warming = asyncio.ensure_future(warm())
-        self._checkpoint_tasks.add(self._warming)
-        self._warming.add_done_callback(self._checkpoint_tasks.discard)
-
-    async def _take_checkpoint(self, label: str) -> str | None:
-        """A checkpoint of the working tree now; None (with a warning once per cause)
-        when it cannot be taken. One at a time, in the order they were asked for."""
-        store = self._checkpoints_store()
-        file = self._recorder.ensure_file()
-        if store is None or file is None:
-            return None
-        async with self._checkpoint_lock:
-            if self._checkpoints_off:  # the one before this timed out while it waited
-                return None
-            try:
-                checkpoint = await asyncio.to_thread(store.snapshot, file.id, label)
-            except Exception as exc:  # whatever went wrong, the agent goes on without undo
-                log.debug("checkpoint failed", exc_info=True)
-                from picode.session.checkpoints import CheckpointTimeout
-
-                if isinstance(exc, CheckpointTimeout):
-                    # Each try would cost as much again, in the background, at every message.
-                    self._checkpoints_off = True
-                    note = f"Undo of files is off for the rest of this session: {exc}"
-                    self.notify(note, "warning", "checkpoints")
-                elif str(exc) != self._checkpoint_problem:
-                    self._checkpoint_problem = str(exc)
-                    note = f"Undo is unavailable for this step: {exc}"
-                    self.notify(note, "warning", "checkpoints")
-                return None
-        self._checkpoint_problem = None
-        if not self._checkpoints_pruned:
-            # Not one of the checkpoint tasks: no tool waits for housekeeping.
-            self._checkpoints_pruned = True
-            self._pruning = asyncio.ensure_future(self._prune_checkpoints(store))
-        return checkpoint
-
-    async def _prune_checkpoints(self, store: CheckpointStore) -> None:
-        """Once a session: drop the checkpoints of this folder's sessions that are gone,
-        and keep the store within its bounds (docs/sessions.md)."""
-        current = self._recorder.session_id
-        try:
-            summaries = await asyncio.to_thread(self._recorder.store.list, self._options.cwd)
-            live = {summary.id for summary in summaries} | ({current} if current else set())
-            async with self._checkpoint_lock:
-                await asyncio.to_thread(store.prune, live)
-        except Exception:  # pruning is housekeeping: it never disturbs the session
-            log.warning("pruning checkpoints failed", exc_info=True)
-
-    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(work)
-        self._checkpoint_tasks.add(task)
-        task.add_done_callback(self._checkpoint_tasks.discard)
-
-    async def _checkpoints_done(self) -> None:
-        """Every checkpoint and the housekeeping after them, before the session closes. A
-        warm-up still reading a large project is stopped: quitting never waits for it."""
-        if self._warming is not None and not self._warming.done():
-            store = self._checkpoint_store
-            if store is not None:
-                store.stop()
-        await self._checkpoints_settled()
-        if self._pruning is not None:
-            await self._pruning
-
-    async def _checkpoints_settled(self) -> None:
-        """Until every checkpoint asked for is taken and written down: before a tool may
-        change a file, and before anything reads or restores them."""
-        while self._checkpoint_tasks:
-            await asyncio.gather(*self._checkpoint_tasks)
-
-    def _checkpoint_before_message(self) -> None:
-        """Started as the person's message starts, taken while the model is asked: it is
-        off the path of the first answer, and every tool waits for it."""
-        if self._checkpoints_store() is None:
-            return
-        self._before_message = asyncio.ensure_future(self._take_checkpoint("before message"))
-        self._message_checkpoint = self._before_message
-        self._checkpoint_tasks.add(self._before_message)
-        self._before_message.add_done_callback(self._checkpoint_tasks.discard)
-
-    async def _checkpoints_before_tools(self) -> None:
-        """Before a tool may change a file: the checkpoints asked for are taken. A tool
-        waits for them at most ``CHECKPOINT_WAIT_S``; past that it runs, and the message's
-        checkpoint, taken while files may be changing, is not kept (undo is unavailable for
-        that step, and the warning says so)."""
-        waiting = [task for task in self._checkpoint_tasks if not task.done()]
-        if not waiting:
-            return
-        _, late = await asyncio.wait(waiting, timeout=CHECKPOINT_WAIT_S)
-        current = self._message_checkpoint
-        if current is None or not late or current.done() or current in self._late_checkpoints:
-            return
-        self._late_checkpoints.add(current)
-        self.notify(
-            f"Undo is unavailable for this step: the checkpoint took longer than "
-            f"{CHECKPOINT_WAIT_S:g} s, and the tools did not wait longer",
-            "warning",
-            "checkpoints",
-        )
-
-    def _mark_checkpoint(self, message_id: str | None) -> None:
-        """Tie the checkpoint taken before the person's message to its entry."""
-        taking, self._before_message = self._before_message, None
-        if taking is None or message_id is None:
-            return
-
-        async def tie() -> None:
-            checkpoint = await taking
-            if taking in self._late_checkpoints:
-                self._late_checkpoints.discard(taking)
-                return
-            if checkpoint is not None:
-                data = {"message_id": message_id, "tree": checkpoint}
-                self._recorder.record_custom(CHECKPOINT, data)
-
-        self._in_background(tie())
-
-    async def _checkpoint_after_run(self) -> None:
-        """What the agent left on disk: hand edits are what differs from it later. Taken
-        as the run ends, in the background (Esc and the next message never wait for it);
-        ``prompt`` returns once it is taken."""
-        if self._checkpoints_store() is None:
-            return
-        checkpoint = await self._take_checkpoint("after run")
-        if checkpoint is not None:
-            self._recorder.record_custom(CHECKPOINT, {"after": True, "tree": checkpoint})
-
     # --- reading --------------------------------------------------------------------------
 
     def checkpoints(self) -> list[Checkpoint]:
         """The person's messages on the current branch, oldest first, each with whether its
         code can be restored (``/rewind`` lists these)."""
-        file = self._recorder.file
-        if file is None:
+        if self._recorder.file is None:
             return []
-        marks = checkpoint_marks(file)
+        marks = self._keeper.marks()
         return [
             Checkpoint(entry_id, text, entry_id in marks.before)
             for entry_id, text in self._recorder.user_entries()
@@ -293,15 +114,14 @@ class RewindControls:
 
     async def plan_rewind(self, message_id: str) -> RewindPlan:
         """What rewinding to before ``message_id`` would change; raises ``RewindError``."""
-        await self._checkpoints_settled()
+        await self._keeper.settled()
         file = self._recorder.file
         entry = file.get_entry(message_id) if file is not None else None
         text = next((t for eid, t in self._recorder.user_entries() if eid == message_id), None)
         if file is None or entry is None or text is None:
             raise RewindError(f"no message {message_id!r} of yours on this branch")
-        marks = checkpoint_marks(file)
-        checkpoint = marks.before.get(message_id)
-        store = self._checkpoints_store()
+        checkpoint = self._keeper.marks().before.get(message_id)
+        store = self._keeper.store()
         if checkpoint is None or store is None:
             why = "no checkpoint of the files was taken before this message"
             return RewindPlan(message_id, text, None, code_unavailable=why)
@@ -309,7 +129,7 @@ class RewindControls:
 
         try:
             plan = await asyncio.to_thread(store.plan_restore, checkpoint)
-            since = marks.after
+            since = self._keeper.marks().after
             edited = await asyncio.to_thread(store.hand_edits, since) if since else []
         except CheckpointError as exc:
             return RewindPlan(message_id, text, None, code_unavailable=str(exc))
@@ -336,13 +156,14 @@ class RewindControls:
         if restore in ("code", "both"):
             if plan.code is None:
                 raise RewindError(f"cannot restore the code: {plan.code_unavailable}")
-            store = self._checkpoints_store()
-            assert store is not None  # a plan with code came from it
+            store = self._keeper.store()
+            if store is None:
+                raise RewindError("cannot restore the code: checkpoints are off")
             skip = plan.hand_edited if keep_hand_edits else []
-            async with self._checkpoint_lock:
+            async with self._keeper.lock:
                 report = await asyncio.to_thread(store.restore, plan.code, skip=skip)
             # What is on disk now is what the person chose: later hand edits count from here.
-            await self._checkpoint_after_run()
+            await self._keeper.take_after()
         if restore in ("conversation", "both"):
             await self._move_to(self._parent_message(plan.message_id), "rewind")
         return RewindResult(plan.text, report)

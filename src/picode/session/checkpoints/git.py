@@ -133,6 +133,9 @@ class ShadowGit:
             )
         except OSError as exc:
             raise CheckpointError(f"git could not be run: {exc.strerror or exc}") from exc
+        # Background work: the person's terminal and the agent come first.
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, process.pid, _NICENESS)
         with self._live_lock:
             self._live.add(process)
             if self._stopped:
@@ -206,6 +209,10 @@ class ShadowGit:
             blobs[sha] = out[end + 1 : end + 1 + size]
             pos = end + 1 + size + 1
         return blobs
+
+
+#: How much lower than picode's own the git processes of checkpoints run.
+_NICENESS = 10
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
