@@ -96,6 +96,9 @@ async def _resume(home: Path, cwd: Path, session: Path, kind: str) -> dict[str, 
             "older": transcript.older,
         }
         if kind == "page":
+            # The screens above the last are folded (mounted, not laid out): the first
+            # scroll to the top shows them again; the next loads the page before them.
+            await _unfolded(app, transcript)
             older = transcript.older
             started = time.perf_counter()
             transcript.scroll_home(animate=False)
@@ -108,6 +111,13 @@ async def _resume(home: Path, cwd: Path, session: Path, kind: str) -> dict[str, 
         assert opened is not None
         await opened.close()
         return result
+
+
+async def _unfolded(app: Any, transcript: Any) -> None:
+    if transcript.folded:
+        transcript.scroll_home(animate=False)
+        await wait_for(lambda: not transcript.folded, "the folded entries")
+        await painted(app)
 
 
 def child(kind: str, home: Path, cwd: Path, session: Path) -> None:
