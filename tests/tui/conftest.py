@@ -138,6 +138,15 @@ async def start_turn(pilot: Any, text: str) -> AgentSession:
     return session
 
 
+async def screen_of(pilot: Any, kind: type) -> Any:
+    """The screen of type ``kind`` once it is on top and mounted (a picker, a prompt)."""
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, kind), what=kind.__name__)
+    screen = app.screen
+    await wait_until(pilot, lambda: screen.is_mounted)
+    return screen
+
+
 def notices(app: PicodeApp) -> list[str]:
     """The text of every notice in the transcript, oldest first."""
     from picode.tui.widgets.notice import NoticeView

@@ -19,6 +19,7 @@ from tests.tui.conftest import (
     has_notice,
     opened,
     run,
+    screen_of,
     send,
     type_text,
     wait_until,
@@ -34,14 +35,6 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
 
 
-async def _picker(pilot: Any, kind: type) -> Any:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, kind), what=kind.__name__)
-    picker = app.screen
-    await wait_until(pilot, lambda: picker.is_mounted)
-    return picker
-
-
 def _user_texts(app: PicodeApp) -> list[str]:
     return [view.text for view in app.query(UserMessageView)]
 
@@ -54,7 +47,7 @@ def test_model_picker_lists_every_model_marks_missing_keys_and_switches(tui: Tui
         async with app.run_test(size=SIZE) as pilot:
             await opened(pilot)
             await send(pilot, "/model")
-            picker: ModelPicker = await _picker(pilot, ModelPicker)
+            picker: ModelPicker = await screen_of(pilot, ModelPicker)
             refs = [m.ref for m in picker.models]
             assert refs[0] == app.session.model.ref  # the faux model, current, first
             assert "anthropic/claude-haiku-4-5" in picker.missing_key
@@ -71,7 +64,7 @@ def test_model_picker_lists_every_model_marks_missing_keys_and_switches(tui: Tui
             await send(pilot, "/model openai/gpt-5.4-mini")
             await wait_until(pilot, lambda: app.session.model.id == "gpt-5.4-mini")
             await pilot.press("ctrl+l")
-            picker = await _picker(pilot, ModelPicker)
+            picker = await screen_of(pilot, ModelPicker)
             assert picker.highlighted_item is not None
             assert picker.highlighted_item.ref == "openai/gpt-5.4-mini"
             await pilot.press("escape")
@@ -113,7 +106,7 @@ def test_thinking_takes_a_level_or_offers_a_picker(tui: TuiHarness) -> None:
             assert app.editor.text.strip() == "/thinking loud".strip()
             await pilot.press("ctrl+c")
             await send(pilot, "/thinking")
-            picker: ThinkingPicker = await _picker(pilot, ThinkingPicker)
+            picker: ThinkingPicker = await screen_of(pilot, ThinkingPicker)
             assert picker.highlighted_item == "high"
             await type_text(pilot, "min")
             await pilot.press("enter")
@@ -171,14 +164,14 @@ def test_theme_previews_live_esc_restores_and_enter_keeps(tui: TuiHarness) -> No
             await opened(pilot)
             assert app.theme == "dark"
             await send(pilot, "/theme")
-            picker: ThemePicker = await _picker(pilot, ThemePicker)
+            picker: ThemePicker = await screen_of(pilot, ThemePicker)
             await pilot.press("down")  # dark → light
             await wait_until(pilot, lambda: app.theme == "light", what="live preview")
             await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(app.screen, ThemePicker))
             assert app.theme == "dark"
             await send(pilot, "/theme")
-            picker = await _picker(pilot, ThemePicker)
+            picker = await screen_of(pilot, ThemePicker)
             await type_text(pilot, "ansi")
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.theme == "ansi")
@@ -206,7 +199,7 @@ def test_app_keys_do_not_fire_inside_a_picker(tui: TuiHarness) -> None:
             await wait_until(pilot, lambda: app.status.is_working)
             thinking, model = app.session.thinking, app.session.model
             await send(pilot, "/model")
-            picker = await _picker(pilot, ModelPicker)
+            picker = await screen_of(pilot, ModelPicker)
             await pilot.press("shift+tab", "ctrl+p", "ctrl+t", "ctrl+o")
             assert app.session.thinking == thinking and app.session.model is model
             assert not app.transcript.thinking_collapsed and not app.transcript.tools_expanded
@@ -250,7 +243,7 @@ def test_resume_picker_lists_this_folder_tab_lists_all_and_enter_switches(
             elsewhere.close()
             apples, pears = await _two_sessions(pilot)
             await send(pilot, "/resume")
-            picker: SessionPicker = await _picker(pilot, SessionPicker)
+            picker: SessionPicker = await screen_of(pilot, SessionPicker)
             await wait_until(pilot, lambda: not picker.is_loading)
             assert [s.id for s in picker.matches] == [pears, apples]
             await pilot.press("tab")
@@ -291,7 +284,7 @@ def test_fork_starts_a_new_session_before_the_message_and_puts_it_in_the_editor(
             original = app.session.session_id
             app.session.set_thinking_level("high")  # after the fork point: the fork keeps it
             await send(pilot, "/fork")
-            picker: ForkPicker = await _picker(pilot, ForkPicker)
+            picker: ForkPicker = await screen_of(pilot, ForkPicker)
             assert [text for _, text in picker.matches] == ["second question", "first question"]
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.session.session_id != original)
@@ -336,7 +329,7 @@ def test_resume_without_an_id_shows_the_picker_before_opening(tui: TuiHarness) -
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            picker: SessionPicker = await _picker(pilot, SessionPicker)
+            picker: SessionPicker = await screen_of(pilot, SessionPicker)
             assert app.session is None
             await wait_until(pilot, lambda: not picker.is_loading)
             assert [s.id for s in picker.matches] == [earlier.id]
@@ -354,7 +347,7 @@ def test_resume_picker_at_start_cancelled_opens_a_new_session(tui: TuiHarness) -
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await _picker(pilot, SessionPicker)
+            await screen_of(pilot, SessionPicker)
             await pilot.press("escape")
             await opened(pilot)
             assert app.session.messages == [] and app.session.session_id is None
@@ -377,7 +370,7 @@ def test_a_session_that_cannot_be_resumed_at_start_is_reported_and_a_new_one_ope
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            picker: SessionPicker = await _picker(pilot, SessionPicker)
+            picker: SessionPicker = await screen_of(pilot, SessionPicker)
             await wait_until(pilot, lambda: not picker.is_loading and picker.matches)
             doomed.path.unlink()
             await pilot.press("enter")
@@ -399,7 +392,7 @@ def test_on_a_short_terminal_a_picker_keeps_its_key_hints_and_scrolls(
         async with app.run_test(size=(80, 15)) as pilot:
             await opened(pilot)
             await send(pilot, command)
-            picker = await _picker(pilot, PickerScreen)
+            picker = await screen_of(pilot, PickerScreen)
             await pilot.pause()
             box = picker.query_one("#picker").region
             for part in (picker.title_label, picker.filter_input, picker.hint_label):

@@ -9,21 +9,23 @@ import pytest
 
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.tui.app import PicodeApp
-from picode.tui.pickers.rewind_picker import RewindChoicePicker, RewindPicker
-from picode.tui.pickers.tree_picker import MoveChoicePicker, TreePicker
-from tests.tui.conftest import SIZE, TuiHarness, has_notice, opened, run, send, wait_until
+from picode.tui.pickers.choice_picker import ChoicePicker
+from picode.tui.pickers.rewind_picker import RewindPicker
+from picode.tui.pickers.tree_picker import TreePicker
+from tests.tui.conftest import (
+    SIZE,
+    TuiHarness,
+    has_notice,
+    opened,
+    run,
+    screen_of,
+    send,
+    wait_until,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="checkpoints need git")
 
 CHANGE = "sed -i s/old/new/ notes.txt && echo made > made.txt"
-
-
-async def _screen(pilot: Any, kind: type) -> Any:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, kind), what=kind.__name__)
-    screen = app.screen
-    await wait_until(pilot, lambda: screen.is_mounted)
-    return screen
 
 
 async def _turn(pilot: Any, app: PicodeApp, text: str) -> None:
@@ -55,10 +57,10 @@ def test_rewind_shows_the_changes_and_restores_code_and_conversation(tui: TuiHar
             await _turn(pilot, app, "change the notes")
             assert (tui.cwd / "made.txt").exists()
             await send(pilot, "/rewind")
-            picker: RewindPicker = await _screen(pilot, RewindPicker)
+            picker: RewindPicker = await screen_of(pilot, RewindPicker)
             assert [c.text for c in picker.matches] == ["change the notes", "hi"]
             await pilot.press("enter")
-            choice: RewindChoicePicker = await _screen(pilot, RewindChoicePicker)
+            choice: ChoicePicker[Any] = await screen_of(pilot, ChoicePicker)
             summary = str(choice.title_label.render())
             assert "M notes.txt  +1 −1" in summary and "D made.txt" in summary
             assert choice.matches[0].label == "Restore code and conversation"
@@ -99,12 +101,12 @@ def test_tree_moves_in_place_and_label_names_the_point(tui: TuiHarness) -> None:
             await _turn(pilot, app, "first")
             await _turn(pilot, app, "second")
             await send(pilot, "/tree")
-            tree: TreePicker = await _screen(pilot, TreePicker)
+            tree: TreePicker = await screen_of(pilot, TreePicker)
             assert [n.text for n in tree.matches] == ["first", "One.", "second", "Two."]
             assert tree.highlighted_item is not None and tree.highlighted_item.text == "Two."
             await pilot.press("up", "up")  # to "One."
             await pilot.press("enter")
-            choice: MoveChoicePicker = await _screen(pilot, MoveChoicePicker)
+            choice: ChoicePicker[Any] = await screen_of(pilot, ChoicePicker)
             assert [c.summarize for c in choice.matches] == [False, True]
             await pilot.press("enter")
             await wait_until(
@@ -114,7 +116,7 @@ def test_tree_moves_in_place_and_label_names_the_point(tui: TuiHarness) -> None:
             await send(pilot, "/label my branch")
             await wait_until(pilot, lambda: has_notice(app, "Labelled “my branch”"))
             await send(pilot, "/tree")
-            tree = await _screen(pilot, TreePicker)
+            tree = await screen_of(pilot, TreePicker)
             assert "2 branch(es)" in tree.title_text
             current = tree.highlighted_item
             assert current is not None and (current.text, current.label) == ("Other.", "my branch")
@@ -133,7 +135,7 @@ def test_esc_esc_on_an_empty_editor_opens_rewind(tui: TuiHarness) -> None:
             await pilot.press("x", "escape", "escape")  # text typed: Esc leaves it alone
             assert app.editor.text == "x" and not isinstance(app.screen, RewindPicker)
             await pilot.press("backspace", "escape", "escape")
-            picker: RewindPicker = await _screen(pilot, RewindPicker)
+            picker: RewindPicker = await screen_of(pilot, RewindPicker)
             assert [c.text for c in picker.matches] == ["first"]
             await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(app.screen, RewindPicker))

@@ -22,7 +22,7 @@ from picode.tui.completion.commands import (
     SlashCommand,
     UnknownCommandError,
 )
-from picode.tui.controllers.command_error import CommandError
+from picode.tui.controllers.command_error import CommandError, session_of
 from picode.tui.controllers.rewind_commands import RewindCommands
 from picode.tui.controllers.session_commands import SessionCommands
 from picode.tui.widgets.info import InfoView
@@ -148,10 +148,7 @@ class CommandController:
         await command.handler(argument)
 
     def session_or_error(self) -> AgentSession:
-        session = self.host.session
-        if session is None:
-            raise CommandError("The session is still starting; try again in a moment.")
-        return session
+        return session_of(self.host)
 
     # --- model and thinking --------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from picode.session.rewinding import describe_restore
-from picode.tui.controllers.command_error import CommandError
+from picode.tui.controllers.command_error import CommandError, session_of
 
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
@@ -18,9 +18,7 @@ class RewindCommands:
         self.host = host
 
     def _session(self) -> AgentSession:
-        session = self.host.session
-        if session is None:
-            raise CommandError("The session is still starting; try again in a moment.")
+        session = session_of(self.host)
         if session.is_running:
             raise CommandError("picode is working; press Esc to stop it first.")
         return session
@@ -40,13 +38,13 @@ class RewindCommands:
 
     async def _rewind_to(self, session: AgentSession, message_id: str) -> None:
         from picode.session.rewinding import RewindError
-        from picode.tui.pickers.rewind_picker import RewindChoicePicker
+        from picode.tui.pickers.rewind_picker import rewind_choice_picker
 
         try:
             plan = await session.plan_rewind(message_id)
         except RewindError as exc:
             raise CommandError(f"Could not rewind: {exc}") from None
-        choice = await self.host.push_screen_wait(RewindChoicePicker(plan))
+        choice = await self.host.push_screen_wait(rewind_choice_picker(plan))
         if choice is None:
             return
         try:
@@ -99,7 +97,7 @@ class RewindCommands:
         nodes = session.tree()
         if not nodes:
             raise CommandError("The session tree is empty: nothing has been said yet.")
-        from picode.tui.pickers.tree_picker import MoveChoicePicker, TreePicker
+        from picode.tui.pickers.tree_picker import TreePicker, move_choice_picker
 
         entry_id: str | None = await self.host.push_screen_wait(TreePicker(nodes))
         node = next((n for n in nodes if n.entry_id == entry_id), None)
@@ -108,7 +106,7 @@ class RewindCommands:
         code = node.role == "user" and any(
             c.message_id == node.entry_id and c.code for c in session.checkpoints()
         )
-        choice = await self.host.push_screen_wait(MoveChoicePicker(node, code=code))
+        choice = await self.host.push_screen_wait(move_choice_picker(node, code=code))
         if choice is None:
             return
         if choice.with_code:

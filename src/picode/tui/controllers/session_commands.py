@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from picode.tui.controllers.command_error import CommandError
+from picode.tui.controllers.command_error import CommandError, session_of
 from picode.tui.widgets.info import InfoView
 
 if TYPE_CHECKING:
@@ -21,10 +21,7 @@ class SessionCommands:
         self.host = host
 
     def _session(self) -> AgentSession:
-        session = self.host.session
-        if session is None:
-            raise CommandError("The session is still starting; try again in a moment.")
-        return session
+        return session_of(self.host)
 
     # --- switching ------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from textual.content import Content
 
 from picode.ai.untrusted import one_line
 from picode.tui.pickers.base import DEFAULT_MAX_ROWS, PickerScreen
+from picode.tui.pickers.choice_picker import ChoicePicker
 
 if TYPE_CHECKING:
     from picode.session.rewinding import Checkpoint, RestoreWhat, RewindPlan
@@ -103,27 +104,8 @@ def plan_lines(plan: RewindPlan) -> list[str]:
     return lines
 
 
-class RewindChoicePicker(PickerScreen[RewindChoice, RewindChoice]):
+def rewind_choice_picker(plan: RewindPlan) -> ChoicePicker[RewindChoice]:
     """Shows what the rewind would change; dismisses with the choice, or None."""
-
-    title_text = "Rewind"
-    hint_text = "↑↓ move · enter do it · esc cancel"
-    placeholder = "Filter…"
-
-    def __init__(self, plan: RewindPlan, *, max_rows: int = DEFAULT_MAX_ROWS) -> None:
-        super().__init__(max_rows=max_rows)
-        self.plan = plan
-        self.choices = rewind_choices(plan)
-        message = one_line(" ".join(plan.text.split()), 80) or "(empty message)"
-        self.title_text = "\n".join([f"Rewind to before “{message}”", *plan_lines(plan)])
-        self.title_label.update(self.title_text)
-
-    def filter_items(self, query: str) -> Sequence[RewindChoice]:
-        words = query.lower().split()
-        return [c for c in self.choices if all(w in c.label.lower() for w in words)]
-
-    def render_item(self, item: RewindChoice, highlighted: bool) -> Content:
-        return Content(item.label)
-
-    def result_for(self, item: RewindChoice) -> RewindChoice:
-        return item
+    message = one_line(" ".join(plan.text.split()), 80) or "(empty message)"
+    title = "\n".join([f"Rewind to before “{message}”", *plan_lines(plan)])
+    return ChoicePicker(title, rewind_choices(plan), hint="↑↓ move · enter do it · esc cancel")

@@ -11,6 +11,7 @@ from textual.content import Content
 
 from picode.ai.untrusted import one_line
 from picode.tui.pickers.base import DEFAULT_MAX_ROWS, PickerScreen
+from picode.tui.pickers.choice_picker import ChoicePicker
 
 if TYPE_CHECKING:
     from picode.session.store import TreeNode
@@ -74,32 +75,13 @@ class MoveChoice:
     label: str
 
 
-class MoveChoicePicker(PickerScreen[MoveChoice, MoveChoice]):
-    """How to go on from a point of the tree."""
-
-    title_text = "Go on from here"
-    hint_text = "↑↓ move · enter go · esc cancel"
-
-    def __init__(self, node: TreeNode, *, code: bool, max_rows: int = DEFAULT_MAX_ROWS) -> None:
-        super().__init__(max_rows=max_rows)
-        self.choices = [
-            MoveChoice(False, False, "Go on from here (the conversation only)"),
-            MoveChoice(True, False, "Go on from here, keeping a summary of the branch left"),
-        ]
-        if code:
-            self.choices.append(
-                MoveChoice(False, True, "Go on from here and restore the code as it was")
-            )
-        shown = one_line(node.text, 80) or "(empty)"
-        self.title_text = f"Go on from “{shown}”"
-        self.title_label.update(self.title_text)
-
-    def filter_items(self, query: str) -> Sequence[MoveChoice]:
-        words = query.lower().split()
-        return [c for c in self.choices if all(w in c.label.lower() for w in words)]
-
-    def render_item(self, item: MoveChoice, highlighted: bool) -> Content:
-        return Content(item.label)
-
-    def result_for(self, item: MoveChoice) -> MoveChoice:
-        return item
+def move_choice_picker(node: TreeNode, *, code: bool) -> ChoicePicker[MoveChoice]:
+    """How to go on from a point of the tree; dismisses with the choice, or None."""
+    choices = [
+        MoveChoice(False, False, "Go on from here (the conversation only)"),
+        MoveChoice(True, False, "Go on from here, keeping a summary of the branch left"),
+    ]
+    if code:
+        choices.append(MoveChoice(False, True, "Go on from here and restore the code as it was"))
+    shown = one_line(node.text, 80) or "(empty)"
+    return ChoicePicker(f"Go on from “{shown}”", choices, hint="↑↓ move · enter go · esc cancel")
