@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from picode.agent.agent import Agent, AgentBusyError
@@ -66,6 +67,8 @@ from picode.session.safety.approval import (
 from picode.session.safety.controls import SafetyControls
 from picode.session.safety.secrets import redact_tool_result
 from picode.session.seams import SessionSeams
+from picode.session.skills.discovery import discover_skills
+from picode.session.skills.prompt import skills_prompt
 from picode.session.store.conversation import StoredConversation
 from picode.session.store.recorder import Restored, SessionRecorder
 from picode.session.switching import SessionSwitching, saved_choices
@@ -134,6 +137,9 @@ class AgentSession(
             self.notify(problem, "warning", "extensions")
         tools = self._extensions.merged_tools(options.tools, self.notify)
         offer_escalation(tools, self._approval)
+        self._skills = discover_skills(options.cwd, options.paths.config_dir, Path.home())
+        for problem in self._skills.problems:
+            self.notify(problem, "warning", "skills")
         restored = self._recorder.open(options.session)
         # A resumed session keeps its model and thinking level unless the command line
         # chose them explicitly.
@@ -217,6 +223,8 @@ class AgentSession(
             append=self._options.append_system_prompt,
             project_trusted=self._options.project_trusted,
             problems=problems,
+            # The model reads a skill with the read tool: without it the list is no use.
+            skills=skills_prompt(self._skills.skills) if "read" in dict(summaries) else None,
         )
         for problem in problems:
             self.notify(problem, "warning", "context")

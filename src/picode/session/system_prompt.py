@@ -127,10 +127,12 @@ def build_system_prompt(
     today: dt.date | None = None,
     project_trusted: bool = False,
     problems: list[str] | None = None,
+    skills: str | None = None,
 ) -> str:
     """``tools`` is (name, one-line summary) for each tool the model may call; an untrusted
     project may append to the prompt (context) but not replace it. ``problems`` collects
-    the files cut short or left out (``read_bounded``)."""
+    the files cut short or left out (``read_bounded``). ``skills`` is the block listing the
+    skills (``picode.session.skills.skills_prompt``)."""
     notes = problems if problems is not None else []
     project = cwd / ".picode"
     root = project_root(cwd.resolve())
@@ -151,6 +153,8 @@ def build_system_prompt(
             f"## {item.path}\n\n{item.content.strip()}" for item in context_files if item.content
         ]
         parts.append("# Project context\n\n" + "\n\n".join(sections))
+    if skills:
+        parts.append(skills)
     for extra in (
         _read_optional(config_dir / "APPEND_SYSTEM.md", config_dir, notes),
         _read_optional(project / "APPEND_SYSTEM.md", root, notes),

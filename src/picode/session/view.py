@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from picode.session.mcp.manager import McpManager
     from picode.session.mcp.status import McpServerStatus
     from picode.session.options import SessionOptions
+    from picode.session.skills.discovery import Skill, SkillSet
     from picode.session.usage import SessionUsage
 
 
@@ -34,6 +35,7 @@ class SessionView:
     _abort_retry: AbortController | None
     _usage: SessionUsage
     _save_error: str | None
+    _skills: SkillSet
 
     @property
     def cwd(self) -> Path:
@@ -91,6 +93,11 @@ class SessionView:
     def extension_commands(self) -> dict[str, Command]:
         """Slash commands registered by extensions, by name."""
         return dict(self._extensions.commands)
+
+    @property
+    def skills(self) -> tuple[Skill, ...]:
+        """The skills found as the session opened, in order of precedence (docs/skills.md)."""
+        return self._skills.skills
 
     def mcp_servers(self) -> list[McpServerStatus]:
         """Each configured MCP server's state and tools (``McpServersChanged`` says when

@@ -48,6 +48,8 @@ class ProjectTrust:
     #: ``--trust-project``: trusted for this run, whatever was decided.
     override: bool = False
     problems: list[str] = field(default_factory=list)
+    #: What the folder adds as instructions whatever the answer (its skills): shown, not gated.
+    context: list[TrustItem] = field(default_factory=list)
 
     @property
     def trusted(self) -> bool:
@@ -136,6 +138,7 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
             )
         )
     trust = ProjectTrust(folder, items, fingerprint, override=override)
+    trust.context = list(_skill_items(folder))
     if not items:
         return trust
     store = TrustStore(paths)
@@ -180,6 +183,26 @@ def _gated_files(project: Path, scan: Scan) -> Iterator[tuple[Path, str, list[Pa
             f"adds {len(rule_files)} stream rule(s) that can stop and steer replies",
             (rule_files),
         )
+
+
+def _skill_items(folder: Path) -> Iterator[TrustItem]:
+    """The project's skill folders, named (only listed: their front matter is read when the
+    session opens, and a skill's scripts run through bash, approval and the sandbox)."""
+    for skills in (
+        project_dir(folder) / "skills",
+        folder / ".agents" / "skills",
+        folder / ".claude" / "skills",
+    ):
+        try:
+            names = sorted(p.name for p in skills.iterdir() if (p / "SKILL.md").is_file())
+        except OSError:
+            continue
+        if names:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            yield TrustItem(
+                _relative(skills, folder),
+                f"adds {len(names)} skill(s) the model may read and follow: {shown}",
+            )
 
 
 def _link_items(scan: Scan, project: Path) -> Iterator[TrustItem]:
