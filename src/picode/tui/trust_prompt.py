@@ -38,6 +38,15 @@ SAFE_CHOICE = 2
 ITEM_WIDTH = 104
 
 
+def _adds_context(trust: ProjectTrust) -> list[str]:
+    """What is used whatever the answer, as AGENTS.md is (the folder's skills)."""
+    return [
+        "",
+        "It also adds context, used whether or not you trust it:",
+        *(one_line(f"  • {item.source}: {item.description}", ITEM_WIDTH) for item in trust.context),
+    ]
+
+
 class TrustScreen(ModalScreen[TrustAnswer]):
     """Dismisses with the answer; Esc is "later"."""
 
@@ -103,6 +112,8 @@ class TrustScreen(ModalScreen[TrustAnswer]):
             yield Static("Its .picode/ folder can do more than add context:", markup=False)
             with VerticalScroll(id="trust-list"):
                 yield Static("\n".join(lines), id="trust-items", markup=False)
+                if trust.context:
+                    yield Static("\n".join(_adds_context(trust)), id="trust-context", markup=False)
             yield Static("Only trust a folder whose files you wrote or have read.", markup=False)
             yield self.choices
             yield Static(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-CommandSource = Literal["builtin", "extension"]
+CommandSource = Literal["builtin", "extension", "skill"]
 
 #: Letters or digits first, then word characters, ``:`` or ``-`` (as extensions allow).
 _NAME = re.compile(r"^[A-Za-z0-9][\w:-]*$")
@@ -66,6 +66,7 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("copy", "Copy the last reply to the clipboard"),
     SlashCommand("export", "Export the session to HTML and Markdown", "[path]"),
     SlashCommand("mcp", "Show the MCP servers: state, tools and errors"),
+    SlashCommand("skills", "Show the skills found and where they come from"),
     SlashCommand("hotkeys", "Show the key bindings"),
     SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),
     SlashCommand("sandbox", "Show the sandbox; allow or take back the network", "[network on|off]"),
@@ -119,9 +120,9 @@ class CommandRegistry:
         return self.add(SlashCommand(name, description, argument_hint, "extension", handler))
 
     def remove(self, name: str) -> None:
-        """Forget an extension command (built-ins stay)."""
+        """Forget an extension or skill command (built-ins stay)."""
         command = self._commands.get(name.removeprefix("/"))
-        if command is not None and command.source == "extension":
+        if command is not None and command.source != "builtin":
             del self._commands[command.name]
 
     def set_handler(self, name: str, handler: Callable[..., Any]) -> None:

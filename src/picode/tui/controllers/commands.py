@@ -25,6 +25,7 @@ from picode.tui.completion.commands import (
 from picode.tui.controllers.command_error import CommandError, session_of
 from picode.tui.controllers.rewind_commands import RewindCommands
 from picode.tui.controllers.session_commands import SessionCommands
+from picode.tui.controllers.skill_commands import SkillCommands, is_skill
 from picode.tui.widgets.info import InfoView
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class CommandController:
         self.registry = CommandRegistry()
         self.sessions = SessionCommands(host)
         self.rewinds = RewindCommands(host)
+        self.skills = SkillCommands(host, self.registry)
         handlers: dict[str, Handler] = {
             "model": self.model,
             "thinking": self.thinking,
@@ -62,6 +64,7 @@ class CommandController:
             "copy": self.copy,
             "export": self.export,
             "mcp": self.mcp,
+            "skills": self.skills.list,
             "hotkeys": self.hotkeys,
             "trust": self.trust,
             "sandbox": self.sandbox,
@@ -94,6 +97,7 @@ class CommandController:
         session = self.host.session
         if session is not None and set(session.extension_commands) != self._synced:
             self.sync_extensions(session)
+        self.skills.sync(session)
         return self.registry
 
     # --- dispatch ------------------------------------------------------------------------
@@ -103,6 +107,9 @@ class CommandController:
         try:
             parsed = self.current().parse(text)
         except UnknownCommandError as exc:
+            if self.host.session is None and not self.host.start_failed and is_skill(text):
+                self.host.hold_until_open(text)  # the skills are known once it is open
+                return True
             self.host.report(str(exc), "warning")
             return True
         if parsed is None:

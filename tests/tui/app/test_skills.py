@@ -1,0 +1,96 @@
+"""Skills in the TUI: ``/skill:name`` (completed with its description) makes the model see
+the skill's SKILL.md path; ``/skills`` lists them and where they come from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from picode.ai.providers.faux import text_turn
+from picode.tui.widgets.info import InfoView
+from tests.tui.conftest import (
+    SIZE,
+    TuiHarness,
+    has_notice,
+    opened,
+    run,
+    send,
+    type_text,
+    wait_until,
+)
+
+
+@pytest.fixture(autouse=True)
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Never the real ~/.claude/skills."""
+    folder = tmp_path / "user"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+def write_skill(folder: Path, name: str, description: str) -> Path:
+    path = folder / name / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\nTHE-BODY", encoding="utf-8"
+    )
+    return path
+
+
+def _info(app: object, title: str) -> InfoView | None:
+    views = [v for v in app.query(InfoView) if v.title_text == title]  # type: ignore[attr-defined]
+    return views[-1] if views else None
+
+
+def test_skill_command_sends_the_skill_md_path_and_arguments(tui: TuiHarness) -> None:
+    path = write_skill(tui.cwd / ".claude" / "skills", "deploy", "Ship it to an environment.")
+    faux = tui.faux(text_turn("Deploying."))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            popup = app.completion_popup
+            await type_text(pilot, "/skill:")
+            await wait_until(pilot, lambda: popup.is_open)
+            await wait_until(pilot, lambda: [i.value for i in popup.items] == ["/skill:deploy"])
+            assert popup.items[0].detail == "Ship it to an environment."
+            app.editor.clear()
+            await send(pilot, "/skill:deploy staging now")
+            await wait_until(pilot, lambda: bool(faux.requests), what="the request")
+
+    run(scenario())
+    sent = faux.last_request.messages[-1].text
+    assert str(path) in sent and "Arguments: staging now" in sent
+    assert "THE-BODY" not in sent
+
+
+def test_skills_lists_each_skill_and_where_it_was_found(tui: TuiHarness, user_home: Path) -> None:
+    mine = write_skill(user_home / ".agents" / "skills", "notes", "Keep notes.")
+    theirs = write_skill(tui.cwd / ".picode" / "skills", "review", "Review a diff.")
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "/skills")
+            await wait_until(pilot, lambda: _info(app, "Skills (2)") is not None)
+            text = _info(app, "Skills (2)").plain  # type: ignore[union-attr]
+            assert "notes" in text and "Keep notes." in text and f"user · {mine}" in text
+            assert "review" in text and f"project · {theirs}" in text
+
+    run(scenario())
+
+
+def test_skills_with_none_says_where_to_put_them(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "/skills")
+            await wait_until(pilot, lambda: has_notice(app, "No skills were found"))
+
+    run(scenario())
