@@ -94,3 +94,29 @@ def test_skills_with_none_says_where_to_put_them(tui: TuiHarness) -> None:
             await wait_until(pilot, lambda: has_notice(app, "No skills were found"))
 
     run(scenario())
+
+
+def test_the_trust_question_shows_skills_as_context(tui: TuiHarness) -> None:
+    from textual.app import App
+    from textual.widgets import Static
+
+    from picode.session.safety.trust import assess_project
+    from picode.tui.trust_prompt import TrustScreen
+
+    write_skill(tui.cwd / ".claude" / "skills", "deploy", "Ship it.")
+    (tui.cwd / ".picode").mkdir()
+    (tui.cwd / ".picode" / "SYSTEM.md").write_text("gated", encoding="utf-8")
+    trust = assess_project(tui.paths, tui.cwd)
+    app: App[None] = App()
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            app.push_screen(TrustScreen(trust))
+            await wait_until(pilot, lambda: bool(app.screen.query("#trust-context")))
+            shown = str(app.screen.query_one("#trust-context", Static).render())
+            assert "adds context, used whether or not you trust it" in shown
+            assert ".claude/skills: adds 1 skill(s) the model may read and follow: deploy" in shown
+            items = str(app.screen.query_one("#trust-items", Static).render())
+            assert "skill" not in items and "SYSTEM.md" in items
+
+    run(scenario())
