@@ -147,6 +147,16 @@ def test_missing_fields_warn(
     assert len(problems) == 1 and why in problems[0]
 
 
+def test_a_quoted_description_over_lines_is_joined(
+    harness: SessionHarness, user_home: Path
+) -> None:
+    front = 'name: deploy\ndescription: "Ship it: to staging\n  or production."\nlicense: MIT'
+    write_skill(harness.cwd / ".agents" / "skills", "deploy", front)
+    found = discover_skills(harness.cwd, harness.paths.config_dir, user_home)
+    assert [s.description for s in found.skills] == ["Ship it: to staging or production."]
+    assert found.problems == ()
+
+
 def test_no_front_matter_warns(harness: SessionHarness, user_home: Path) -> None:
     path = harness.cwd / ".agents" / "skills" / "deploy" / "SKILL.md"
     path.parent.mkdir(parents=True)

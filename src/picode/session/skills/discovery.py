@@ -9,6 +9,7 @@ that skill and never stops the session.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -96,24 +97,26 @@ def discover_skills(cwd: Path, config_dir: Path, home: Path) -> SkillSet:
 
 
 def _skill_files(folder: Path, problems: list[str]) -> Iterator[Path]:
+    # os rather than pathlib: a Path made per entry cost more than reading the front matter.
     try:
-        entries = sorted(folder.iterdir())
+        names = sorted(os.listdir(folder))
     except (FileNotFoundError, NotADirectoryError):
         return
     except OSError as exc:
         problems.append(f"Skills folder {folder} cannot be read: {exc.strerror or exc}")
         return
-    for entry in entries:
-        path = entry / SKILL_FILE
-        if path.is_file():
-            yield path
+    base = str(folder)
+    for name in names:
+        path = os.path.join(base, name, SKILL_FILE)
+        if os.path.isfile(path):
+            yield Path(path)
 
 
 def _load(path: Path, scope: Scope, folder: Path, root: Path) -> tuple[Skill | None, list[str]]:
     """The skill and its notes; None (with the reason) when it cannot be used."""
     if scope == "project":
         # A repository decides what its files are, not what they point to (as AGENTS.md).
-        real = path.resolve()
+        real = Path(os.path.realpath(path))
         if not real.is_relative_to(root):
             return None, [f"it is a link to {real}, outside {root}; skipped."]
     try:
@@ -202,7 +205,9 @@ def _text(key: str, block: tuple[int, list[str]]) -> str:
         return ("\n" if value.startswith("|") else " ").join(rest).strip()
     if rest and value[:1] not in ("'", '"', "["):  # a plain value folded over lines
         return " ".join([value, *rest]).strip()
-    parsed = parse_fields([first], first_line_number=number).get(key, "")
+    # A quoted value may go on over lines too: YAML joins them with a space.
+    joined = " ".join([first.rstrip(), *rest])
+    parsed = parse_fields([joined], first_line_number=number).get(key, "")
     if not isinstance(parsed, str):
         raise FrontMatterError(f"line {number}: '{key}' must be text, not a list")
     return parsed
