@@ -16,6 +16,7 @@ from tests.tui.conftest import (
     opened,
     run,
     send,
+    start_turn,
     type_text,
     wait_until,
 )
@@ -118,5 +119,53 @@ def test_the_trust_question_shows_skills_as_context(tui: TuiHarness) -> None:
             assert ".claude/skills: adds 1 skill(s) the model may read and follow: deploy" in shown
             items = str(app.screen.query_one("#trust-items", Static).render())
             assert "skill" not in items and "SYSTEM.md" in items
+
+    run(scenario())
+
+
+def test_a_skill_typed_before_the_session_opens_waits_for_it(tui: TuiHarness) -> None:
+    import asyncio
+    from typing import Any
+
+    path = write_skill(tui.cwd / ".agents" / "skills", "deploy", "Ship it.")
+    faux = tui.faux(text_turn("ok"))
+    gate = asyncio.Event()
+    real_open = tui.app(faux).config.open_session
+
+    async def slow_open() -> Any:
+        await gate.wait()
+        return await real_open()
+
+    app = tui.app(faux, open_session=slow_open)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert app.session is None
+            await send(pilot, "/skill:deploy prod")
+            assert not has_notice(app, "Unknown command")
+            gate.set()
+            await wait_until(pilot, lambda: bool(faux.requests), what="sent once open")
+            sent = faux.requests[0].messages[-1].text
+            assert str(path) in sent and "Arguments: prod" in sent
+
+    run(scenario())
+
+
+def test_a_skill_sent_while_picode_works_waits_as_a_follow_up(tui: TuiHarness) -> None:
+    from picode.ai.providers.faux import FauxText, FauxTurn
+
+    path = write_skill(tui.cwd / ".agents" / "skills", "deploy", "Ship it.")
+    faux = tui.faux(FauxTurn([FauxText("working ")], hang=True))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            session = await start_turn(pilot, "go")
+            await send(pilot, "/skill:deploy")
+            await wait_until(pilot, lambda: bool(session.queued_follow_ups))
+            assert str(path) in session.queued_follow_ups[0]
+            session.abort()
+            await wait_until(pilot, lambda: not session.is_running)
 
     run(scenario())
