@@ -60,7 +60,10 @@ class SessionHarness:
 
 
 @pytest.fixture
-def harness(tmp_path: Path) -> Iterator[SessionHarness]:
+def harness(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SessionHarness]:
+    # A HOME of its own: the session reads ~/.agents/skills and ~/.claude/skills.
+    (tmp_path / "harness-home").mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "harness-home"))
     h = SessionHarness(tmp_path)
     yield h
     h.close()

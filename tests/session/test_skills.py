@@ -25,7 +25,7 @@ def write_skill(folder: Path, name: str, front: str | None = None, body: str = "
 
 
 @pytest.fixture
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def user_home(harness: SessionHarness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A HOME of the test's own: discovery never reads the real ~/.claude/skills."""
     folder = tmp_path / "user"
     folder.mkdir()

@@ -92,7 +92,11 @@ class TuiHarness:
 
 
 @pytest.fixture
-def tui(tmp_path: Path) -> Iterator[TuiHarness]:
+def tui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TuiHarness]:
+    # A HOME of its own (the session reads ~/.agents/skills and ~/.claude/skills); a test
+    # asking for ``home`` after this fixture gets that one.
+    (tmp_path / "harness-home").mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "harness-home"))
     harness = TuiHarness(tmp_path)
     yield harness
     harness.close()

@@ -22,9 +22,9 @@ from tests.tui.conftest import (
 )
 
 
-@pytest.fixture(autouse=True)
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Never the real ~/.claude/skills."""
+@pytest.fixture
+def user_home(tui: TuiHarness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A HOME of the test's own, to put user skills in (set after the tui fixture's)."""
     folder = tmp_path / "user"
     folder.mkdir()
     monkeypatch.setenv("HOME", str(folder))
