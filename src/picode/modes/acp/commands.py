@@ -84,7 +84,7 @@ def _rewind_arguments(words: list[str]) -> tuple[int, RestoreWhat]:
 
 def _plan_note(plan: RewindPlan) -> str:
     if plan.code is None:
-        return f"The files were not restored: {plan.code_unavailable}. "
+        return f"The files were not restored: {one_line(plan.code_unavailable or '', 200)}. "
     return ""
 
 
