@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from picode.ai.models import UnknownModelError, builtin_registry
+from picode.session.config.settings import Settings
 from picode.session.events import ModelChanged, ThinkingLevelChanged
 from picode.session.models.choice import choose_model
 from picode.session.models.credentials import Credentials
@@ -115,3 +116,25 @@ def test_a_model_only_its_server_knows_is_looked_up_off_the_event_loop(
         wire.stop()
     # Blocked, the loop would have ticked once; free, it ticked all through the half second.
     assert ticks >= 10
+
+
+def test_enabled_models_limits_what_cycling_goes_through(
+    harness: SessionHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    async def body() -> tuple[set[str], set[str]]:
+        faux = harness.faux()
+        settings = Settings(enabled_models=["sonnet", "OpenAI/GPT-5.4*"])
+        session = await harness.open(faux, settings=settings)
+        keyed = {m.ref for m in session.available_models()}
+        seen = {session.cycle_model().ref for _ in range(len(keyed) + 1)}
+        await session.close()
+        return keyed, seen
+
+    keyed, seen = run(body())
+    sonnet = builtin_registry().aliases["sonnet"]
+    wanted = {ref for ref in keyed if ref == sonnet or ref.startswith("openai/gpt-5.4")}
+    assert sonnet in wanted and len(wanted) > 2
+    assert seen == wanted

@@ -137,6 +137,9 @@ class CustomProvider(_Section):
 
 class Settings(_Section):
     default_model: str | None = None
+    #: What Ctrl+P cycles through: refs, aliases or glob patterns (``anthropic/*``,
+    #: ``*sonnet*``); every model with a key when empty.
+    enabled_models: list[str] = Field(default_factory=list)
     thinking: ThinkingLevel = "off"
     theme: str = "dark"
     approval: ApprovalPolicy = "never"
