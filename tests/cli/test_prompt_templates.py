@@ -41,9 +41,7 @@ def test_print_mode_sends_the_expanded_body(wire: WireServer, picode: PicodeEnv)
     assert result.stderr.count("broken.md") == 1  # one warning; the run went on
 
 
-def test_rpc_lists_the_templates_and_expands_a_prompt(
-    wire: WireServer, picode: PicodeEnv
-) -> None:
+def test_rpc_lists_the_templates_and_expands_a_prompt(wire: WireServer, picode: PicodeEnv) -> None:
     api = use(AnthropicDriver(), wire, picode)
     add_review(picode)
     wire.enqueue(api.text("Done."))

@@ -21,7 +21,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def test_each_folder_is_read_and_claude_commands_take_their_subfolder_as_namespace(
+def test_each_folder_is_read_and_a_subfolder_labels_a_command_as_in_claude_code(
     tmp_path: Path,
 ) -> None:
     config, project = tmp_path / "config", tmp_path / "project"
@@ -33,11 +33,22 @@ def test_each_folder_is_read_and_claude_commands_take_their_subfolder_as_namespa
     loaded = load_templates(config, project)
 
     assert loaded.warnings == []
-    assert {"mine", "x", "git:log", "review", "init"} == set(loaded.templates)
+    assert {"mine", "x", "log", "review", "init"} == set(loaded.templates)
+    assert loaded.templates["log"].description == "show the log (git)"
     assert loaded.templates["mine"].source == "user"
     assert loaded.templates["x"].source == "project"
     assert loaded.templates["x"].description == "from claude code"
     assert loaded.templates["review"].description == "Review"
+
+
+def test_two_files_of_one_name_in_a_folder_keep_the_first_and_warn(tmp_path: Path) -> None:
+    write(tmp_path / "prompts" / "a" / "log.md", "first")
+    write(tmp_path / "prompts" / "b" / "log.md", "second")
+
+    loaded = load_templates(tmp_path, tmp_path / "none")
+
+    assert loaded.templates["log"].body == "first"
+    assert len(loaded.warnings) == 1 and "b/log.md" in loaded.warnings[0]
 
 
 def test_a_project_template_replaces_the_persons_of_the_same_name(tmp_path: Path) -> None:
@@ -132,7 +143,10 @@ def test_a_templates_model_is_used_for_that_message_only(
     harness: SessionHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    write(harness.cwd / ".picode" / "prompts" / "ask.md", "---\nmodel: openai/gpt-5.4-mini\n---\nQ")
+    write(
+        harness.cwd / ".picode" / "prompts" / "ask.md",
+        "---\nmodel: openai/gpt-5.4-mini:high\n---\nQ",
+    )
     asked: list[str] = []
 
     async def body() -> None:
@@ -146,7 +160,25 @@ def test_a_templates_model_is_used_for_that_message_only(
         await session.prompt("/ask")
         await session.prompt("and then")
         assert session.model.ref == faux.model.ref
+        assert session.thinking == "off"
         await session.close()
 
     run(body())
     assert asked == ["openai/gpt-5.4-mini", "faux/faux-1"]
+
+
+def test_a_template_whose_model_cannot_be_used_warns_and_goes_to_the_current_one(
+    harness: SessionHarness,
+) -> None:
+    write(harness.cwd / ".picode" / "prompts" / "ask.md", "---\nmodel: nobody/nothing\n---\nQ")
+
+    async def body() -> None:
+        faux = harness.faux(text_turn("ok"))
+        session = await harness.open(faux)
+        await session.prompt("/ask")
+        assert faux.last_request.messages[-1].text == "Q"
+        await session.close()
+
+    run(body())
+    warnings = [n.text for n in harness.of_type(Notice) if n.level == "warning"]
+    assert any("nobody/nothing" in text for text in warnings)

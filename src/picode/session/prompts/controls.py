@@ -17,7 +17,7 @@ from picode.session.prompts.templates import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from picode.ai.models import Model
+    from picode.ai.models import Model, ThinkingLevel
     from picode.session.models.choice import ModelChoice
 
 
@@ -31,7 +31,14 @@ class PromptControls:
     def model(self) -> Model:
         raise NotImplementedError
 
+    @property
+    def thinking(self) -> ThinkingLevel:
+        raise NotImplementedError
+
     async def select_model(self, ref: str) -> ModelChoice:
+        raise NotImplementedError
+
+    def set_thinking_level(self, level: ThinkingLevel) -> None:
         raise NotImplementedError
 
     def _set_model(self, model: Model) -> None:
@@ -55,25 +62,32 @@ class PromptControls:
         template, arguments = found
         return expand(template, arguments), template
 
-    async def _template_model(self, template: PromptTemplate | None) -> Model | None:
-        """Switch to the template's ``model`` for this message; the model to go back to
-        afterwards (None when nothing changed). A model that cannot be used is a warning:
-        the message goes to the current model rather than not at all."""
+    async def _template_model(
+        self, template: PromptTemplate | None
+    ) -> tuple[Model, ThinkingLevel] | None:
+        """Switch to the template's ``model`` for this message; the model and thinking level
+        to go back to afterwards (None when nothing changed). A model that cannot be used is
+        a warning: the message goes to the current model rather than not at all."""
         if template is None or template.model is None:
             return None
-        before = self.model
+        before = (self.model, self.thinking)
         try:
             await self.select_model(template.model)
         except Exception as exc:
             self.notify(
                 f"/{template.name}: model {template.model!r} cannot be used ({exc}); "
-                f"sent to {before.ref}.",
+                f"sent to {before[0].ref}.",
                 "warning",
                 "prompts",
             )
             return None
-        return before if self.model.ref != before.ref else None
+        return before if (self.model.ref, self.thinking) != (before[0].ref, before[1]) else None
 
-    def _restore_model(self, before: Model | None) -> None:
-        if before is not None and before.ref != self.model.ref:
-            self._set_model(before)
+    def _restore_model(self, before: tuple[Model, ThinkingLevel] | None) -> None:
+        if before is None:
+            return
+        model, thinking = before
+        if model.ref != self.model.ref:
+            self._set_model(model)
+        if thinking != self.thinking:
+            self.set_thinking_level(thinking)

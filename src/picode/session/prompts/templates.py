@@ -1,7 +1,8 @@
 """Prompt templates: ``<config>/prompts/``, ``.picode/prompts/`` and ``.claude/commands/``.
 
-A Markdown file is a command named after the file (``review.md`` is ``/review``; a file in
-a subfolder ``git/`` is ``/git:review``). Optional front matter gives ``description``,
+A Markdown file is a command named after the file (``review.md`` is ``/review``). As in
+Claude Code, a subfolder only labels it: ``git/log.md`` is ``/log``, described "(git)". Optional
+front matter gives ``description``,
 ``argument-hint`` and ``model``. ``/name args`` sends the body with ``$ARGUMENTS`` and
 ``$1``…``$9`` filled in. A bad file is left out with one warning; start-up goes on.
 """
@@ -72,19 +73,27 @@ def load_templates(config_dir: Path | None, cwd: Path) -> LoadedTemplates:
     for folder, source in template_folders(config_dir, cwd):
         if not folder.is_dir():
             continue
+        here: dict[str, Path] = {}
         for path in sorted(folder.rglob("*.md")):
             template = _read(path, folder, source, loaded.warnings)
-            if template is not None:
-                loaded.templates[template.name] = template
+            if template is None:
+                continue
+            if template.name in here:
+                loaded.warnings.append(
+                    f"Prompt template {path} left out: /{template.name} is already "
+                    f"{here[template.name]}."
+                )
+                continue
+            here[template.name] = path
+            loaded.templates[template.name] = template
     return loaded
 
 
 def _read(
     path: Path, folder: Path, source: TemplateSource, warnings: list[str]
 ) -> PromptTemplate | None:
-    parts = path.relative_to(folder).with_suffix("").parts
-    name = ":".join(parts)
-    if not all(_NAME.match(part) for part in parts):
+    *labels, name = path.relative_to(folder).with_suffix("").parts
+    if not _NAME.match(name):
         warnings.append(
             f"Prompt template {path} left out: its name must be letters, digits, '_' or '-'."
         )
@@ -113,6 +122,8 @@ def _read(
         return None
     values = {key: value for key, value in fields.items() if isinstance(value, str)}
     description = values.get("description") or _first_line(body)
+    if labels:
+        description += f" ({'/'.join(labels)})"
     return PromptTemplate(
         name=name,
         body=body,
