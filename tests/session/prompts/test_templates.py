@@ -11,7 +11,9 @@ from picode.ai.models import Model
 from picode.ai.providers.faux import text_turn
 from picode.ai.stream import stream_simple
 from picode.session.events import Notice
+from picode.session.paths import resolve_paths
 from picode.session.prompts import expand, load_templates
+from picode.session.safety.trust import assess_project
 from tests.session.conftest import SessionHarness, run
 
 
@@ -182,3 +184,22 @@ def test_a_template_whose_model_cannot_be_used_warns_and_goes_to_the_current_one
     run(body())
     warnings = [n.text for n in harness.of_type(Notice) if n.level == "warning"]
     assert any("nobody/nothing" in text for text in warnings)
+
+
+def test_project_templates_need_no_trust_and_are_listed_as_context(tmp_path: Path) -> None:
+    paths = resolve_paths({"PICODE_HOME": str(tmp_path / "home")})
+    project = tmp_path / "project"
+    write(project / ".picode" / "SYSTEM.md", "gated: asks the question")
+    before = assess_project(paths, project)
+    write(project / ".picode" / "prompts" / "review.md", "Review $1.")
+    write(project / ".claude" / "commands" / "git" / "log.md", "Show the log.")
+
+    trust = assess_project(paths, project)
+
+    assert [item.source for item in trust.items] == [".picode/SYSTEM.md"]
+    assert trust.fingerprint == before.fingerprint  # adding a template asks nothing again
+    context = {item.source: item.description for item in trust.context}
+    assert context == {
+        ".claude/commands": "adds prompt templates you may send: /log",
+        ".picode/prompts": "adds prompt templates you may send: /review",
+    }
