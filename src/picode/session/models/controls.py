@@ -69,6 +69,11 @@ class ModelControls:
         """Every model picode knows, keyed or not, in the registry's order."""
         return self._registry.models()
 
+    def model_aliases(self) -> dict[str, str]:
+        """Each alias (``sonnet``, and those of ``[model_aliases]``) and the reference it
+        stands for."""
+        return dict(self._registry.aliases)
+
     def provider_info(self, provider: str) -> ProviderInfo | None:
         """How ``provider`` is reached (its key variables, its login), when picode knows it."""
         return self._registry.providers.get(provider)

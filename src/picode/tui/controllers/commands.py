@@ -179,7 +179,10 @@ class CommandController:
         keyed = [m for m in models if session.has_key(m)]
         missing = [m for m in models if not session.has_key(m)]
         picker = ModelPicker(
-            [*keyed, *missing], session.model, missing_key={m.ref for m in missing}
+            [*keyed, *missing],
+            session.model,
+            missing_key={m.ref for m in missing},
+            aliases=session.model_aliases(),
         )
         chosen = await self.host.push_screen_wait(picker)
         if chosen is not None:
