@@ -114,3 +114,60 @@ def test_clear_starts_a_new_session_and_exit_quits(tui: TuiHarness) -> None:
         assert app.return_code == 0
 
     run(scenario())
+
+
+def test_a_template_typed_while_the_session_opens_completes_once_it_is_open(
+    tui: TuiHarness,
+) -> None:
+    import asyncio
+
+    _write(tui.cwd / ".picode" / "prompts" / "review.md", REVIEW)
+    gate = asyncio.Event()
+    faux = tui.faux(text_turn("Reviewed."))
+    app = tui.app(faux)
+    real_open = app.config.open_session
+
+    async def slow_open() -> object:
+        await gate.wait()
+        return await real_open()
+
+    app.config.open_session = slow_open  # type: ignore[assignment]
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("/", "r", "e", "v")
+            popup = app.completion_popup
+            gate.set()
+            await opened(pilot)
+            await wait_until(pilot, lambda: popup.is_open, what="the template in the list")
+            assert [i.label for i in popup.items] == ["/review <file> <concern>"]
+
+    run(scenario())
+
+
+def test_a_template_sent_while_the_session_opens_waits_and_is_expanded(tui: TuiHarness) -> None:
+    import asyncio
+
+    _write(tui.cwd / ".picode" / "prompts" / "review.md", REVIEW)
+    gate = asyncio.Event()
+    faux = tui.faux(text_turn("Reviewed."))
+    app = tui.app(faux)
+    real_open = app.config.open_session
+
+    async def slow_open() -> object:
+        await gate.wait()
+        return await real_open()
+
+    app.config.open_session = slow_open  # type: ignore[assignment]
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await send(pilot, "/review a.py b")
+            await wait_until(pilot, lambda: "command will run" in (app.status.notice or ("",))[0])
+            gate.set()
+            await opened(pilot)
+            await wait_until(pilot, lambda: bool(faux.requests) and not app.session.is_running)
+            assert faux.last_request.messages[-1].text.startswith("Review a.py for b.")
+            assert not any("Unknown command" in n for n in notices(app))
+
+    run(scenario())
