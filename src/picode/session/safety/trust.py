@@ -138,9 +138,9 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
             )
         )
     trust = ProjectTrust(folder, items, fingerprint, override=override)
-    trust.context = list(_context_items(folder))
     if not items:
-        return trust
+        return trust  # no question: what it would list as context is not read at all
+    trust.context = list(_context_items(folder))
     store = TrustStore(paths)
     entry = store.get(folder)
     if store.problem:
