@@ -171,3 +171,10 @@ def test_a_template_sent_while_the_session_opens_waits_and_is_expanded(tui: TuiH
             assert not any("Unknown command" in n for n in notices(app))
 
     run(scenario())
+
+
+def test_every_built_in_command_is_a_name_templates_may_not_take() -> None:
+    from picode.session.prompts import RESERVED_NAMES
+    from picode.tui.completion.commands import BUILTIN_COMMANDS
+
+    assert {command.name for command in BUILTIN_COMMANDS} <= RESERVED_NAMES
