@@ -138,7 +138,17 @@ def test_the_app_import_check_itself(tmp_path: Path) -> None:
 #: The session's packages: front ends import each one's face (its ``__init__``), never its
 #: rooms. The session's own top-level modules are its API.
 SESSION_PACKAGES = frozenset(
-    {"store", "config", "recovery", "extensions", "safety", "models", "mcp", "checkpoints"}
+    {
+        "store",
+        "config",
+        "recovery",
+        "extensions",
+        "safety",
+        "models",
+        "mcp",
+        "checkpoints",
+        "prompts",
+    }
 )
 
 

@@ -55,6 +55,7 @@ from picode.session.models.controls import ModelControls
 from picode.session.models.credentials import Credentials
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
+from picode.session.prompts.controls import PromptControls
 from picode.session.recovery.planner import RecoveryPlanner, RequestSeams
 from picode.session.recovery.rules import load_rules
 from picode.session.rewinding import RewindControls
@@ -88,6 +89,7 @@ class AgentSession(
     StoredConversation,
     SessionSwitching,
     RewindControls,
+    PromptControls,
 ):
     """Use ``await AgentSession.open(options)``; every part exists once constructed."""
 
@@ -130,6 +132,7 @@ class AgentSession(
         self._running = False
         self._closed = False
         self._mcp: McpManager | None = None
+        self._load_templates(options.paths.config_dir, options.cwd)
         for problem in self._extensions.load() if options.load_extensions else []:
             self.notify(problem, "warning", "extensions")
         tools = self._extensions.merged_tools(options.tools, self.notify)
@@ -328,10 +331,15 @@ class AgentSession(
             raise AgentBusyError(
                 "picode is still working; steer or queue a follow-up, or abort first"
             )
-        self._credentials.require(self.model)
-        text = repair_text(await self._extensions.transform_input(repair_text(text)))
-        message = _user_message(text, attachments)
-        await self._run(lambda: self._agent.prompt(message))
+        text, template = self._expand_template(text)
+        before = await self._template_model(template)
+        try:
+            self._credentials.require(self.model)
+            text = repair_text(await self._extensions.transform_input(repair_text(text)))
+            message = _user_message(text, attachments)
+            await self._run(lambda: self._agent.prompt(message))
+        finally:
+            self._restore_model(before)
         # What the agent left is checkpointed before the caller goes on (a hand edit made
         # after this returns is one, not the agent's).
         await self._keeper.settled()
@@ -366,11 +374,13 @@ class AgentSession(
         return False
 
     def steer(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
+        text = self._expand_template(text)[0]  # queued: the template's model does not apply
         self._agent.steer(_user_message(repair_text(text), attachments))
         self._queue_changed()
         self._supersede_retry()
 
     def follow_up(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
+        text = self._expand_template(text)[0]
         self._agent.follow_up(_user_message(repair_text(text), attachments))
         self._queue_changed()
         self._supersede_retry()

@@ -103,6 +103,16 @@ class TrustScreen(ModalScreen[TrustAnswer]):
             yield Static("Its .picode/ folder can do more than add context:", markup=False)
             with VerticalScroll(id="trust-list"):
                 yield Static("\n".join(lines), id="trust-items", markup=False)
+                if trust.context:
+                    context = [
+                        one_line(f"  • {i.source}: {i.description}", ITEM_WIDTH)
+                        for i in trust.context
+                    ]
+                    yield Static(
+                        "\n".join(["It also adds context, used trusted or not:", *context]),
+                        id="trust-context",
+                        markup=False,
+                    )
             yield Static("Only trust a folder whose files you wrote or have read.", markup=False)
             yield self.choices
             yield Static(

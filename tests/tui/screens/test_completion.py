@@ -37,7 +37,9 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "model",
         "thinking",
         "theme",
+        "help",
         "new",
+        "clear",
         "resume",
         "fork",
         "rewind",
@@ -54,6 +56,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "trust",
         "sandbox",
         "quit",
+        "exit",
     ]
     assert registry.get("/compact") is not None
     assert registry.get("compact").argument_hint == "[--keep N] [instructions]"  # type: ignore[union-attr]
@@ -125,7 +128,7 @@ def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> No
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 20
+    assert len(BUILTIN_COMMANDS) == 23
 
 
 # --- triggers -----------------------------------------------------------------------------

@@ -48,6 +48,8 @@ class ProjectTrust:
     #: ``--trust-project``: trusted for this run, whatever was decided.
     override: bool = False
     problems: list[str] = field(default_factory=list)
+    #: What the folder adds that is used trusted or not (shown, never asked about).
+    context: list[TrustItem] = field(default_factory=list)
 
     @property
     def trusted(self) -> bool:
@@ -137,7 +139,8 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
         )
     trust = ProjectTrust(folder, items, fingerprint, override=override)
     if not items:
-        return trust
+        return trust  # no question: what it would list as context is not read at all
+    trust.context = list(_context_items(folder))
     store = TrustStore(paths)
     entry = store.get(folder)
     if store.problem:
@@ -180,6 +183,21 @@ def _gated_files(project: Path, scan: Scan) -> Iterator[tuple[Path, str, list[Pa
             f"adds {len(rule_files)} stream rule(s) that can stop and steer replies",
             (rule_files),
         )
+
+
+def _context_items(folder: Path) -> Iterator[TrustItem]:
+    """The project's prompt templates: text the person chooses to send (docs/prompts.md)."""
+    from picode.session.prompts.templates import template_folders
+
+    for where, _ in template_folders(None, folder):
+        names = sorted({path.stem for path in where.rglob("*.md")}) if where.is_dir() else []
+        if names:
+            shown = ", ".join("/" + n for n in names[:5])
+            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+            yield TrustItem(
+                _relative(where, folder),
+                f"adds prompt templates you may send: {shown}{more}",
+            )
 
 
 def _link_items(scan: Scan, project: Path) -> Iterator[TrustItem]:
