@@ -147,6 +147,7 @@ SESSION_PACKAGES = frozenset(
         "models",
         "mcp",
         "checkpoints",
+        "prompts",
         "skills",
     }
 )

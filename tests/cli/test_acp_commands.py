@@ -48,7 +48,7 @@ def test_undo_and_rewind_are_offered_and_restore_the_files(
             return names, str(refused.value.data)
 
     names, refusal = asyncio.run(script())
-    assert names == ["undo", "rewind", "checkpoints"]
+    assert names == ["undo", "rewind", "checkpoints", "init"]  # then the prompt templates
     assert "1. change the notes" in client.agent_text()
     assert "Wrote back 1 file(s)." in client.agent_text()
     assert "usage: /rewind" in refusal

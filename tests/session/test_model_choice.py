@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from picode.ai.models import UnknownModelError, builtin_registry
+from picode.session.config.providers import apply_providers
+from picode.session.config.settings import Settings, load_config
 from picode.session.events import ModelChanged, ThinkingLevelChanged
 from picode.session.models.choice import choose_model
 from picode.session.models.credentials import Credentials
@@ -115,3 +117,62 @@ def test_a_model_only_its_server_knows_is_looked_up_off_the_event_loop(
         wire.stop()
     # Blocked, the loop would have ticked once; free, it ticked all through the half second.
     assert ticks >= 10
+
+
+def test_enabled_models_limits_what_cycling_goes_through(
+    harness: SessionHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    async def body() -> tuple[set[str], set[str]]:
+        faux = harness.faux()
+        settings = Settings(enabled_models=["sonnet", "OpenAI/GPT-5.4*"])
+        session = await harness.open(faux, settings=settings)
+        keyed = {m.ref for m in session.available_models()}
+        seen = {session.cycle_model().ref for _ in range(len(keyed) + 1)}
+        await session.close()
+        return keyed, seen
+
+    keyed, seen = run(body())
+    sonnet = builtin_registry().aliases["sonnet"]
+    wanted = {ref for ref in keyed if ref == sonnet or ref.startswith("openai/gpt-5.4")}
+    assert sonnet in wanted and len(wanted) > 2
+    assert seen == wanted
+
+
+def test_session_model_takes_an_alias(harness: SessionHarness) -> None:
+    faux = harness.faux()
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+        await session.select_model("sonnet:low")
+        assert session.model.ref == builtin_registry().aliases["sonnet"]
+        assert session.thinking == "low"
+        await session.close()
+
+    run(scenario())
+
+
+def test_model_aliases_in_config_add_names_and_replace_built_in_ones() -> None:
+    registry = builtin_registry()
+    settings = Settings(
+        model_aliases={"Fast": "anthropic/claude-haiku-4-5", "sonnet": "openai/gpt-5.4-mini"}
+    )
+    apply_providers(registry, settings)
+
+    assert registry.resolve("fast").model.ref == "anthropic/claude-haiku-4-5"
+    assert registry.resolve("sonnet").model.ref == "openai/gpt-5.4-mini"
+
+
+def test_an_alias_naming_no_provider_is_reported_and_dropped(tmp_path: Path) -> None:
+    paths = resolve_paths({"PICODE_HOME": str(tmp_path / "home")})
+    paths.config_dir.mkdir(parents=True)
+    paths.user_config_file.write_text(
+        '[model_aliases]\nloop = "loop"\nok = "openai/gpt-5.4-mini"\n', encoding="utf-8"
+    )
+
+    loaded = load_config(paths, tmp_path)
+
+    assert loaded.settings.model_aliases == {"ok": "openai/gpt-5.4-mini"}
+    assert any("model_aliases" in str(problem) for problem in loaded.problems)

@@ -265,4 +265,4 @@ def test_skills_alone_need_no_trust(harness: SessionHarness, user_home: Path) ->
     write_skill(harness.cwd / ".agents" / "skills", "deploy")
     trust = assess_project(harness.paths, harness.cwd)
     assert not trust.needs_answer and not trust.items
-    assert [item.source for item in trust.context] == [".agents/skills"]
+    assert trust.context == []  # no question to show: not even listed

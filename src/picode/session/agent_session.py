@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from picode.agent.agent import Agent, AgentBusyError
@@ -56,6 +55,7 @@ from picode.session.models.controls import ModelControls
 from picode.session.models.credentials import Credentials
 from picode.session.options import SessionOptions
 from picode.session.paths import project_dir
+from picode.session.prompts.controls import PromptControls
 from picode.session.recovery.planner import RecoveryPlanner, RequestSeams
 from picode.session.recovery.rules import load_rules
 from picode.session.rewinding import RewindControls
@@ -67,8 +67,7 @@ from picode.session.safety.approval import (
 from picode.session.safety.controls import SafetyControls
 from picode.session.safety.secrets import redact_tool_result
 from picode.session.seams import SessionSeams
-from picode.session.skills.discovery import discover_skills
-from picode.session.skills.prompt import skills_prompt
+from picode.session.skills import open_skills, skills_prompt
 from picode.session.store.conversation import StoredConversation
 from picode.session.store.recorder import Restored, SessionRecorder
 from picode.session.switching import SessionSwitching, saved_choices
@@ -91,6 +90,7 @@ class AgentSession(
     StoredConversation,
     SessionSwitching,
     RewindControls,
+    PromptControls,
 ):
     """Use ``await AgentSession.open(options)``; every part exists once constructed."""
 
@@ -133,13 +133,12 @@ class AgentSession(
         self._running = False
         self._closed = False
         self._mcp: McpManager | None = None
+        self._load_templates(options.paths.config_dir, options.cwd)
         for problem in self._extensions.load() if options.load_extensions else []:
             self.notify(problem, "warning", "extensions")
         tools = self._extensions.merged_tools(options.tools, self.notify)
         offer_escalation(tools, self._approval)
-        self._skills = discover_skills(options.cwd, options.paths.config_dir, Path.home())
-        for problem in self._skills.problems:
-            self.notify(problem, "warning", "skills")
+        self._skills = open_skills(options.cwd, options.paths.config_dir, self.notify)
         restored = self._recorder.open(options.session)
         # A resumed session keeps its model and thinking level unless the command line
         # chose them explicitly.
@@ -223,8 +222,7 @@ class AgentSession(
             append=self._options.append_system_prompt,
             project_trusted=self._options.project_trusted,
             problems=problems,
-            # The model reads a skill with the read tool: without it the list is no use.
-            skills=skills_prompt(self._skills.skills) if "read" in dict(summaries) else None,
+            skills=skills_prompt(self._skills.skills, dict(summaries)),
         )
         for problem in problems:
             self.notify(problem, "warning", "context")
@@ -336,10 +334,15 @@ class AgentSession(
             raise AgentBusyError(
                 "picode is still working; steer or queue a follow-up, or abort first"
             )
-        self._credentials.require(self.model)
-        text = repair_text(await self._extensions.transform_input(repair_text(text)))
-        message = _user_message(text, attachments)
-        await self._run(lambda: self._agent.prompt(message))
+        text, template = self._expand_template(text)
+        before = await self._template_model(template)
+        try:
+            self._credentials.require(self.model)
+            text = repair_text(await self._extensions.transform_input(repair_text(text)))
+            message = _user_message(text, attachments)
+            await self._run(lambda: self._agent.prompt(message))
+        finally:
+            self._restore_model(before)
         # What the agent left is checkpointed before the caller goes on (a hand edit made
         # after this returns is one, not the agent's).
         await self._keeper.settled()
@@ -374,11 +377,13 @@ class AgentSession(
         return False
 
     def steer(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
+        text = self._expand_template(text)[0]  # queued: the template's model does not apply
         self._agent.steer(_user_message(repair_text(text), attachments))
         self._queue_changed()
         self._supersede_retry()
 
     def follow_up(self, text: str, attachments: Sequence[UserContent] = ()) -> None:
+        text = self._expand_template(text)[0]
         self._agent.follow_up(_user_message(repair_text(text), attachments))
         self._queue_changed()
         self._supersede_retry()

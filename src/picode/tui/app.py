@@ -286,6 +286,10 @@ class PicodeApp(App[int]):
             for problem in result.problems:
                 self.notify(problem, title="Keymap", severity="warning", timeout=10)
 
+    def refresh_completion(self) -> None:
+        if self.completion is not None:
+            self.completion.update(force=True)
+
     def hotkey_lines(self) -> list[str]:
         from picode.tui.keymap import hotkey_lines
 

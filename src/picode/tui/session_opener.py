@@ -50,6 +50,8 @@ class OpenerHost(RouterHost, Protocol):
     @property
     def history(self) -> HistoryPager: ...
 
+    def refresh_completion(self) -> None: ...
+
     def call_after_refresh(
         self, callback: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> bool: ...
@@ -87,3 +89,5 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
     host.refresh_footer()
     host.call_after_refresh(freeze_long_lived_objects)
     host.submitter.session_opened()
+    # "/rev" typed while the session opened may now complete to one of its templates.
+    host.refresh_completion()

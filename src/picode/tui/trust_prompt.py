@@ -38,15 +38,6 @@ SAFE_CHOICE = 2
 ITEM_WIDTH = 104
 
 
-def _adds_context(trust: ProjectTrust) -> list[str]:
-    """What is used whatever the answer, as AGENTS.md is (the folder's skills)."""
-    return [
-        "",
-        "It also adds context, used whether or not you trust it:",
-        *(one_line(f"  • {item.source}: {item.description}", ITEM_WIDTH) for item in trust.context),
-    ]
-
-
 class TrustScreen(ModalScreen[TrustAnswer]):
     """Dismisses with the answer; Esc is "later"."""
 
@@ -113,7 +104,15 @@ class TrustScreen(ModalScreen[TrustAnswer]):
             with VerticalScroll(id="trust-list"):
                 yield Static("\n".join(lines), id="trust-items", markup=False)
                 if trust.context:
-                    yield Static("\n".join(_adds_context(trust)), id="trust-context", markup=False)
+                    context = [
+                        one_line(f"  • {i.source}: {i.description}", ITEM_WIDTH)
+                        for i in trust.context
+                    ]
+                    yield Static(
+                        "\n".join(["It also adds context, used trusted or not:", *context]),
+                        id="trust-context",
+                        markup=False,
+                    )
             yield Static("Only trust a folder whose files you wrote or have read.", markup=False)
             yield self.choices
             yield Static(

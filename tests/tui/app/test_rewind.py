@@ -141,3 +141,13 @@ def test_esc_esc_on_an_empty_editor_opens_rewind(tui: TuiHarness) -> None:
             await wait_until(pilot, lambda: not isinstance(app.screen, RewindPicker))
 
     run(scenario())
+
+
+def test_what_a_rewind_would_do_reaches_the_terminal_escaped() -> None:
+    from picode.session.rewinding import RewindPlan
+    from picode.tui.pickers.rewind_picker import plan_lines
+
+    plan = RewindPlan("m1", "hi", None, code_unavailable="git failed: \x1b]0;pwned\x07 \x1b[2J")
+    (line,) = plan_lines(plan)
+    assert "\x1b" not in line and "\x07" not in line
+    assert line.startswith("The code cannot be restored: git failed:")

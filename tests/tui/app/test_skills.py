@@ -115,7 +115,7 @@ def test_the_trust_question_shows_skills_as_context(tui: TuiHarness) -> None:
             app.push_screen(TrustScreen(trust))
             await wait_until(pilot, lambda: bool(app.screen.query("#trust-context")))
             shown = str(app.screen.query_one("#trust-context", Static).render())
-            assert "adds context, used whether or not you trust it" in shown
+            assert "It also adds context, used trusted or not:" in shown
             assert ".claude/skills: adds 1 skill(s) the model may read and follow: deploy" in shown
             items = str(app.screen.query_one("#trust-items", Static).render())
             assert "skill" not in items and "SYSTEM.md" in items
@@ -167,5 +167,22 @@ def test_a_skill_sent_while_picode_works_waits_as_a_follow_up(tui: TuiHarness) -
             assert str(path) in session.queued_follow_ups[0]
             session.abort()
             await wait_until(pilot, lambda: not session.is_running)
+
+    run(scenario())
+
+
+def test_help_lists_the_skills_and_where_to_put_them(tui: TuiHarness) -> None:
+    write_skill(tui.cwd / ".agents" / "skills", "deploy", "Ship it.")
+    app = tui.app(tui.faux())
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await send(pilot, "/help")
+            await wait_until(pilot, lambda: _info(app, "Commands") is not None)
+            commands = _info(app, "Commands").plain  # type: ignore[union-attr]
+            assert "/skill:deploy [args]" in commands and "Ship it." in commands
+            places = _info(app, "Where picode keeps its files").plain  # type: ignore[union-attr]
+            assert str(tui.paths.config_dir / "skills") in places
 
     run(scenario())

@@ -37,7 +37,9 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "model",
         "thinking",
         "theme",
+        "help",
         "new",
+        "clear",
         "resume",
         "fork",
         "rewind",
@@ -55,6 +57,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "trust",
         "sandbox",
         "quit",
+        "exit",
     ]
     assert registry.get("/compact") is not None
     assert registry.get("compact").argument_hint == "[--keep N] [instructions]"  # type: ignore[union-attr]
@@ -126,7 +129,7 @@ def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> No
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 21
+    assert len(BUILTIN_COMMANDS) == 24
 
 
 # --- triggers -----------------------------------------------------------------------------

@@ -325,3 +325,21 @@ def test_theme_picker_filter_previews_the_best_match() -> None:
 
     app = _drive(lambda: ThemePicker(["dark", "light", "ansi"], "dark", previews.append), body)
     assert app.results == ["light"]
+
+
+def test_model_picker_puts_an_aliases_model_first_and_enter_takes_it() -> None:
+    models = make_models()
+    aliases = {"gpt": "openai/gpt-5-mini", "fast": "local/qwen3-coder"}
+
+    async def body(app: ScreenHost, picker: ModelPicker, pilot: Any) -> None:
+        await pilot.press(*"fast")
+        assert picker.matches[0].ref == "local/qwen3-coder"  # no fuzzy match at all
+        for _ in "fast":
+            await pilot.press("backspace")
+        await pilot.press(*"GPT")
+        assert picker.matches[0].ref == "openai/gpt-5-mini"
+        assert [m.ref for m in picker.matches].count("openai/gpt-5-mini") == 1
+        await pilot.press("enter")
+
+    app = _drive(lambda: ModelPicker(models, models[0], aliases=aliases), body)
+    assert app.results == [models[3]]

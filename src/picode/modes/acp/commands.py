@@ -20,18 +20,23 @@ if TYPE_CHECKING:
 REWIND_HINT = "N [code|conversation]: N of your messages back (1 = the last); both by default"
 
 
-def available_commands() -> AvailableCommandsUpdate:
+def available_commands(session: AgentSession | None = None) -> AvailableCommandsUpdate:
+    """picode's commands, then the session's prompt templates (the session expands them
+    when the prompt arrives; docs/prompts.md)."""
+
     def command(name: str, description: str, hint: str | None = None) -> AvailableCommand:
         given = AvailableCommandInput(UnstructuredCommandInput(hint=hint)) if hint else None
         return AvailableCommand(name=name, description=description, input=given)
 
-    return helpers.update_available_commands(
-        [
-            command("undo", "Undo your last message: its file changes and the conversation"),
-            command("rewind", "Go back to before one of your messages", REWIND_HINT),
-            command("checkpoints", "List your messages that /rewind can go back to"),
-        ]
-    )
+    commands = [
+        command("undo", "Undo your last message: its file changes and the conversation"),
+        command("rewind", "Go back to before one of your messages", REWIND_HINT),
+        command("checkpoints", "List your messages that /rewind can go back to"),
+    ]
+    for template in session.prompt_templates if session is not None else []:
+        hint = template.argument_hint
+        commands.append(command(template.name, one_line(template.description, 200), hint))
+    return helpers.update_available_commands(commands)
 
 
 async def run_command(session: AgentSession, text: str) -> str | None:
@@ -84,7 +89,7 @@ def _rewind_arguments(words: list[str]) -> tuple[int, RestoreWhat]:
 
 def _plan_note(plan: RewindPlan) -> str:
     if plan.code is None:
-        return f"The files were not restored: {plan.code_unavailable}. "
+        return f"The files were not restored: {one_line(plan.code_unavailable or '', 200)}. "
     return ""
 
 

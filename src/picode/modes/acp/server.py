@@ -202,7 +202,7 @@ class PicodeAcpAgent:
         hosted = await self._open(cwd, "new")
         # After the response that tells the client this session's id.
         loop = asyncio.get_running_loop()
-        loop.call_soon(self.outbox.put, hosted.session_id, available_commands())
+        loop.call_soon(self.outbox.put, hosted.session_id, available_commands(hosted.session))
         return NewSessionResponse(
             session_id=hosted.session_id,
             modes=session_config.mode_state(hosted.session),
@@ -218,7 +218,7 @@ class PicodeAcpAgent:
             hosted = await self._open(cwd, session_id)
         for update in history_updates(hosted.session.display_messages(), hosted.cwd):
             self.outbox.put(hosted.session_id, update)
-        self.outbox.put(hosted.session_id, available_commands())
+        self.outbox.put(hosted.session_id, available_commands(hosted.session))
         await self.outbox.flush()
         return LoadSessionResponse(
             modes=session_config.mode_state(hosted.session),

@@ -282,6 +282,22 @@ async def get_messages(server: RpcServer, command: dict[str, Any]) -> Any:
     return {"messages": [message_to_dict(m) for m in server.session.messages]}
 
 
+async def get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
+    """The prompt templates ``prompt`` expands as ``/name args`` (docs/prompts.md)."""
+    return {
+        "commands": [
+            {
+                "name": t.name,
+                "description": t.description,
+                "argument_hint": t.argument_hint,
+                "source": t.source,
+                "path": str(t.path) if t.path is not None else None,
+            }
+            for t in server.session.prompt_templates
+        ]
+    }
+
+
 HANDLERS: dict[str, Handler] = {
     "prompt": prompt,
     "steer": steer,
@@ -304,6 +320,7 @@ HANDLERS: dict[str, Handler] = {
     "get_state": get_state,
     "get_messages": get_messages,
     "get_mcp": get_mcp,
+    "get_commands": get_commands,
 }
 
 #: Commands answered when their work is done, while later commands are read meanwhile.

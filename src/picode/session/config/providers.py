@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 def apply_providers(registry: ModelRegistry, settings: Settings) -> None:
-    """Add the ``[providers.*]`` tables; one named like a built-in provider amends it."""
+    """Add the ``[providers.*]`` tables (one named like a built-in provider amends it) and
+    the ``[model_aliases]``."""
     for name, custom in settings.providers.items():
         existing = registry.providers.get(name)
         if existing is None:
@@ -37,6 +38,8 @@ def apply_providers(registry: ModelRegistry, settings: Settings) -> None:
         for model in custom.models:
             spec = model.model_dump(exclude_none=True)
             registry.add_model(model_from_spec(spec, info))
+    for alias, ref in settings.model_aliases.items():
+        registry.aliases[alias.strip().lower()] = ref.strip()
 
 
 def _amend_builtin(registry: ModelRegistry, info: ProviderInfo, custom: CustomProvider) -> None:

@@ -11,9 +11,9 @@ import copy
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from picode.agent.queue_mode import QueueMode
 from picode.ai.models import ThinkingLevel, builtin_registry
@@ -135,8 +135,18 @@ class CustomProvider(_Section):
     models: list[CustomModel] = Field(default_factory=list)
 
 
+#: ``provider/id[:thinking]``: an alias names a model, not another alias (no loops).
+ModelRef = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[^/\s]+/\S+$")]
+
+
 class Settings(_Section):
     default_model: str | None = None
+    #: What Ctrl+P cycles through: refs, aliases or glob patterns (``anthropic/*``,
+    #: ``*sonnet*``); every model with a key when empty.
+    enabled_models: list[str] = Field(default_factory=list)
+    #: Names of your own for model references (``fast = "anthropic/claude-haiku-4-5"``),
+    #: beside the built-in ``sonnet``, ``gpt``...; one of those names is replaced.
+    model_aliases: dict[str, ModelRef] = Field(default_factory=dict)
     thinking: ThinkingLevel = "off"
     theme: str = "dark"
     approval: ApprovalPolicy = "never"

@@ -5,6 +5,7 @@ A part of ``AgentSession`` (it inherits this), kept beside model choice and keys
 from __future__ import annotations
 
 import asyncio
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
 from picode.ai.models import Model, ThinkingLevel, next_thinking_level
@@ -15,6 +16,7 @@ from picode.session.models.choice import ModelChoice, choose_model
 if TYPE_CHECKING:
     from picode.agent.agent import Agent
     from picode.ai.models import ModelRegistry, ProviderInfo
+    from picode.session.config.settings import Settings
     from picode.session.models.credentials import Credentials
     from picode.session.store.recorder import SessionRecorder
 
@@ -24,6 +26,7 @@ class ModelControls:
     _recorder: SessionRecorder
     _registry: ModelRegistry
     _credentials: Credentials
+    _settings: Settings
 
     def _emit_soon(self, event: AnySessionEvent) -> None:
         raise NotImplementedError
@@ -66,6 +69,11 @@ class ModelControls:
         """Every model picode knows, keyed or not, in the registry's order."""
         return self._registry.models()
 
+    def model_aliases(self) -> dict[str, str]:
+        """Each alias (``sonnet``, and those of ``[model_aliases]``) and the reference it
+        stands for."""
+        return dict(self._registry.aliases)
+
     def provider_info(self, provider: str) -> ProviderInfo | None:
         """How ``provider`` is reached (its key variables, its login), when picode knows it."""
         return self._registry.providers.get(provider)
@@ -87,8 +95,22 @@ class ModelControls:
         """Models whose provider has a key (or needs none), in the registry's order."""
         return [m for m in self.known_models() if self.has_key(m)]
 
+    def _cycled_models(self) -> list[Model]:
+        """What ``cycle_model`` goes through: the available models, only those that
+        ``enabled_models`` names when it is set."""
+        models = self.available_models()
+        patterns = self._settings.enabled_models
+        if not patterns:
+            return models
+        wanted = [self._registry.aliases.get(p.lower(), p).lower() for p in patterns]
+        return [
+            m
+            for m in models
+            if any(fnmatchcase(m.ref.lower(), p) or fnmatchcase(m.id.lower(), p) for p in wanted)
+        ]
+
     def cycle_model(self, direction: int = 1) -> Model:
-        models = self.available_models() or [self.model]
+        models = self._cycled_models() or [self.model]
         refs = [m.ref for m in models]
         index = refs.index(self.model.ref) if self.model.ref in refs else -1
         model = models[(index + direction) % len(models)]

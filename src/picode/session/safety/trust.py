@@ -48,7 +48,7 @@ class ProjectTrust:
     #: ``--trust-project``: trusted for this run, whatever was decided.
     override: bool = False
     problems: list[str] = field(default_factory=list)
-    #: What the folder adds as instructions whatever the answer (its skills): shown, not gated.
+    #: What the folder adds that is used trusted or not (shown, never asked about).
     context: list[TrustItem] = field(default_factory=list)
 
     @property
@@ -138,9 +138,9 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
             )
         )
     trust = ProjectTrust(folder, items, fingerprint, override=override)
-    trust.context = list(_skill_items(folder))
     if not items:
-        return trust
+        return trust  # no question: what it would list as context is not read at all
+    trust.context = [*_context_items(folder), *_skill_items(folder)]
     store = TrustStore(paths)
     entry = store.get(folder)
     if store.problem:
@@ -183,6 +183,21 @@ def _gated_files(project: Path, scan: Scan) -> Iterator[tuple[Path, str, list[Pa
             f"adds {len(rule_files)} stream rule(s) that can stop and steer replies",
             (rule_files),
         )
+
+
+def _context_items(folder: Path) -> Iterator[TrustItem]:
+    """The project's prompt templates: text the person chooses to send (docs/prompts.md)."""
+    from picode.session.prompts.templates import template_folders
+
+    for where, _ in template_folders(None, folder):
+        names = sorted({path.stem for path in where.rglob("*.md")}) if where.is_dir() else []
+        if names:
+            shown = ", ".join("/" + n for n in names[:5])
+            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+            yield TrustItem(
+                _relative(where, folder),
+                f"adds prompt templates you may send: {shown}{more}",
+            )
 
 
 def _skill_items(folder: Path) -> Iterator[TrustItem]:

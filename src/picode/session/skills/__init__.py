@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 from picode.session._faces import lazy_names
 
 if TYPE_CHECKING:
-    from picode.session.skills.discovery import Skill, SkillSet, discover_skills
+    from picode.session.skills.discovery import Skill, SkillSet, discover_skills, open_skills
     from picode.session.skills.prompt import invocation_text, skills_prompt
 
 _WHERE = {
     "Skill": "discovery",
     "SkillSet": "discovery",
     "discover_skills": "discovery",
+    "open_skills": "discovery",
     "invocation_text": "prompt",
     "skills_prompt": "prompt",
 }
@@ -28,6 +29,7 @@ __all__ = [
     "SkillSet",
     "discover_skills",
     "invocation_text",
+    "open_skills",
     "skills_prompt",
 ]
 

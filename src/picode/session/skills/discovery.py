@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -64,6 +64,14 @@ def skill_folders(cwd: Path, config_dir: Path, home: Path) -> list[tuple[Scope, 
         ("project", cwd / ".agents" / "skills"),
         ("project", cwd / ".claude" / "skills"),
     ]
+
+
+def open_skills(cwd: Path, config_dir: Path, notify: Callable[[str, str, str], None]) -> SkillSet:
+    """The session's skills, each problem told once (a warning with source "skills")."""
+    found = discover_skills(cwd, config_dir, Path.home())
+    for problem in found.problems:
+        notify(problem, "warning", "skills")
+    return found
 
 
 def discover_skills(cwd: Path, config_dir: Path, home: Path) -> SkillSet:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from picode.session.skills.discovery import Skill
 
@@ -16,10 +16,10 @@ you start and follow it; paths in it are relative to the skill's folder. Read on
 you need."""
 
 
-def skills_prompt(skills: Sequence[Skill]) -> str | None:
+def skills_prompt(skills: Sequence[Skill], tools: Collection[str]) -> str | None:
     """The system prompt's block listing each skill's name, description and SKILL.md path;
-    None when there are none."""
-    if not skills:
+    None when there are none, or no read tool among ``tools`` to read them with."""
+    if not skills or "read" not in tools:
         return None
     entries = [
         f"- name: {skill.name}\n  description: {_one_line(skill.description)}\n"

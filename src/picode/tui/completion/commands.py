@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-CommandSource = Literal["builtin", "extension", "skill"]
+#: A "template" is sent to the session as typed: it expands it (session/prompts).
+CommandSource = Literal["builtin", "extension", "template", "skill"]
 
 #: Letters or digits first, then word characters, ``:`` or ``-`` (as extensions allow).
 _NAME = re.compile(r"^[A-Za-z0-9][\w:-]*$")
@@ -51,7 +52,9 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "Choose the model", "[provider/id]"),
     SlashCommand("thinking", "Set the thinking level", "[off|minimal|low|medium|high|xhigh]"),
     SlashCommand("theme", "Choose the colour theme (previews live)", "[name]"),
+    SlashCommand("help", "Show the commands, the keys and where picode keeps its files"),
     SlashCommand("new", "Start a new session"),
+    SlashCommand("clear", "Start a new session (the same as /new)"),
     SlashCommand("resume", "Resume an earlier session", "[id]"),
     SlashCommand("fork", "Start a new session from an earlier message"),
     SlashCommand("rewind", "Go back to before one of your messages: code, conversation or both"),
@@ -71,6 +74,7 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),
     SlashCommand("sandbox", "Show the sandbox; allow or take back the network", "[network on|off]"),
     SlashCommand("quit", "Quit picode"),
+    SlashCommand("exit", "Quit picode (the same as /quit)"),
 )
 
 
@@ -120,7 +124,7 @@ class CommandRegistry:
         return self.add(SlashCommand(name, description, argument_hint, "extension", handler))
 
     def remove(self, name: str) -> None:
-        """Forget an extension or skill command (built-ins stay)."""
+        """Forget an extension command, a template or a skill (built-ins stay)."""
         command = self._commands.get(name.removeprefix("/"))
         if command is not None and command.source != "builtin":
             del self._commands[command.name]

@@ -23,9 +23,10 @@ from picode.tui.completion.commands import (
     UnknownCommandError,
 )
 from picode.tui.controllers.command_error import CommandError, session_of
+from picode.tui.controllers.help import TemplateCommands, help_views
 from picode.tui.controllers.rewind_commands import RewindCommands
 from picode.tui.controllers.session_commands import SessionCommands
-from picode.tui.controllers.skill_commands import SkillCommands, is_skill
+from picode.tui.controllers.skill_commands import SkillCommands
 from picode.tui.widgets.info import InfoView
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Commands that work before the session has opened.
-NO_SESSION_NEEDED = frozenset({"hotkeys", "quit", "theme", "trust"})
+NO_SESSION_NEEDED = frozenset({"help", "hotkeys", "quit", "exit", "theme", "trust"})
 
 Handler = Callable[[str], Awaitable[None]]
 
@@ -51,7 +52,9 @@ class CommandController:
             "model": self.model,
             "thinking": self.thinking,
             "theme": self.theme,
+            "help": self.help,
             "new": self.sessions.new,
+            "clear": self.sessions.new,
             "resume": self.sessions.resume,
             "fork": self.sessions.fork,
             "rewind": self.rewinds.rewind,
@@ -69,12 +72,14 @@ class CommandController:
             "trust": self.trust,
             "sandbox": self.sandbox,
             "quit": self.quit,
+            "exit": self.quit,
         }
         for name, handler in handlers.items():
             self.registry.set_handler(name, handler)
         self._extension_names: list[str] = []
         #: Every extension command name at the last sync, taken or refused.
         self._synced: set[str] = set()
+        self.templates = TemplateCommands(host, self.registry)
 
     # --- extension commands --------------------------------------------------------------
 
@@ -97,6 +102,7 @@ class CommandController:
         session = self.host.session
         if session is not None and set(session.extension_commands) != self._synced:
             self.sync_extensions(session)
+        self.templates.sync(session)
         self.skills.sync(session)
         return self.registry
 
@@ -104,17 +110,17 @@ class CommandController:
 
     def try_run(self, text: str) -> bool:
         """Run ``text`` if it is a slash command; True when it was one (run or reported)."""
+        opening = self.host.session is None and not self.host.start_failed
         try:
             parsed = self.current().parse(text)
         except UnknownCommandError as exc:
-            if self.host.session is None and not self.host.start_failed and is_skill(text):
-                self.host.hold_until_open(text)  # the skills are known once it is open
-                return True
-            self.host.report(str(exc), "warning")
+            if opening:  # perhaps a prompt template: the session knows once it is open
+                self.host.hold_until_open(text)
+            else:
+                self.host.report(str(exc), "warning")
             return True
-        if parsed is None:
-            return False
-        opening = self.host.session is None and not self.host.start_failed
+        if parsed is None or parsed.command.source == "template":
+            return False  # a template is a message: the session expands it
         if opening and parsed.command.name not in NO_SESSION_NEEDED:
             self.host.hold_until_open(text)
             return True
@@ -177,7 +183,10 @@ class CommandController:
         keyed = [m for m in models if session.has_key(m)]
         missing = [m for m in models if not session.has_key(m)]
         picker = ModelPicker(
-            [*keyed, *missing], session.model, missing_key={m.ref for m in missing}
+            [*keyed, *missing],
+            session.model,
+            missing_key={m.ref for m in missing},
+            aliases=session.model_aliases(),
         )
         chosen = await self.host.push_screen_wait(picker)
         if chosen is not None:
@@ -281,6 +290,10 @@ class CommandController:
                 short = [name.rpartition("__")[2] for name in status.tools]
                 lines.append(("", ", ".join(short)))
         self.host.transcript.add(InfoView("MCP servers", lines))
+
+    async def help(self, argument: str) -> None:
+        for view in help_views(self.current(), self.host.hotkey_lines(), self.host.config):
+            self.host.transcript.add(view)
 
     async def hotkeys(self, argument: str) -> None:
         self.host.transcript.add(InfoView("Keys", self.host.hotkey_lines()))

@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 PREFIX = "skill:"
 
 
-def is_skill(text: str) -> bool:
-    return text.lstrip().startswith("/" + PREFIX)
-
-
 class SkillCommands:
     def __init__(self, host: CommandHost, registry: CommandRegistry) -> None:
         self.host = host

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from textual.content import Content
 
@@ -54,10 +54,13 @@ class ModelPicker(PickerScreen[Model, Model]):
         current: Model | None,
         *,
         missing_key: Collection[str] = (),
+        aliases: Mapping[str, str] | None = None,
         max_rows: int = DEFAULT_MAX_ROWS,
     ) -> None:
         super().__init__(max_rows=max_rows)
         self.models = list(models)
+        #: ``sonnet`` → ``anthropic/claude-sonnet-…``: typed whole, its model comes first.
+        self.aliases = {name.lower(): ref for name, ref in (aliases or {}).items()}
         self.current = current
         self.missing_key = frozenset(missing_key)
         refs = [m.ref for m in self.models] or [""]
@@ -70,7 +73,10 @@ class ModelPicker(PickerScreen[Model, Model]):
         self._price_width = max((len(format_price(m)) for m in self.models), default=1)
 
     def filter_items(self, query: str) -> Sequence[Model]:
-        return rank(query, self.models, key=lambda m: f"{m.provider}/{m.id} {m.name}")
+        ranked = rank(query, self.models, key=lambda m: f"{m.provider}/{m.id} {m.name}")
+        target = self.aliases.get(query.strip().lower())
+        named = [m for m in self.models if m.ref == target]
+        return named + [m for m in ranked if m.ref != target] if named else ranked
 
     def initial_cursor(self, matches: Sequence[Model]) -> int:
         current = self.current

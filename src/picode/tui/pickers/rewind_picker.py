@@ -80,7 +80,7 @@ def rewind_choices(plan: RewindPlan) -> list[RewindChoice]:
 def plan_lines(plan: RewindPlan) -> list[str]:
     """What restoring the code would do, in a few lines (paths shown escaped)."""
     if plan.code is None:
-        return [f"The code cannot be restored: {plan.code_unavailable}."]
+        return [f"The code cannot be restored: {one_line(plan.code_unavailable or '', 200)}."]
     changes = plan.code.changes
     if not changes:
         return ["No file changed since this message: only the conversation moves."]
