@@ -76,6 +76,10 @@ class PicodeEnv:
         # Compiled bytecode may be cached: every child pays the SDK import otherwise twice.
         self.env.pop("PYTHONDONTWRITEBYTECODE", None)
         self.env["PICODE_HOME"] = str(self.home)
+        # A home of its own: a developer's ~/.agents and ~/.claude skills stay out.
+        self.user_home = root / "user-home"
+        self.user_home.mkdir()
+        self.env["HOME"] = str(self.user_home)
         self.env["NO_COLOR"] = "1"
         self.retry: dict[str, int] = dict(FAST_RETRY)
         self.config_parts: list[str] = []
