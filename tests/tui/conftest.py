@@ -4,6 +4,7 @@ that host a widget or a screen are in ``hosts.py``."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,19 @@ async def start_turn(pilot: Any, text: str) -> AgentSession:
     press_now(pilot.app, "enter")
     await wait_until(pilot, lambda: session.is_running, what="the turn running")
     return session
+
+
+def hold_open(app: PicodeApp) -> asyncio.Event:
+    """The session opens only once the returned event is set (typing during start-up)."""
+    gate = asyncio.Event()
+    real_open = app.config.open_session
+
+    async def slow_open(*args: Any, **kwargs: Any) -> AgentSession:
+        await gate.wait()
+        return await real_open(*args, **kwargs)
+
+    app.config.open_session = slow_open  # type: ignore[assignment]
+    return gate
 
 
 async def screen_of(pilot: Any, kind: type) -> Any:

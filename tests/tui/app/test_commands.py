@@ -14,6 +14,7 @@ from tests.tui.conftest import (
     SIZE,
     TuiHarness,
     has_notice,
+    hold_open,
     notices,
     opened,
     run,
@@ -319,17 +320,8 @@ def test_quit_closes_the_app(tui: TuiHarness) -> None:
 
 
 def test_commands_typed_before_the_session_opens_run_once_it_is_open(tui: TuiHarness) -> None:
-    import asyncio
-
-    gate = asyncio.Event()
     app = tui.app(tui.faux())
-    real_open = app.config.open_session
-
-    async def slow_open() -> object:
-        await gate.wait()
-        return await real_open()
-
-    app.config.open_session = slow_open  # type: ignore[assignment]
+    gate = hold_open(app)
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:

@@ -7,7 +7,7 @@ from pathlib import Path
 from picode.ai.providers.faux import text_turn
 from picode.tui.widgets.info import InfoView
 from picode.tui.widgets.notice import WelcomeView
-from tests.tui.conftest import SIZE, TuiHarness, notices, opened, run, send, wait_until
+from tests.tui.conftest import SIZE, TuiHarness, hold_open, notices, opened, run, send, wait_until
 
 REVIEW = """---
 description: Review a file for one concern
@@ -119,19 +119,10 @@ def test_clear_starts_a_new_session_and_exit_quits(tui: TuiHarness) -> None:
 def test_a_template_typed_while_the_session_opens_completes_once_it_is_open(
     tui: TuiHarness,
 ) -> None:
-    import asyncio
-
     _write(tui.cwd / ".picode" / "prompts" / "review.md", REVIEW)
-    gate = asyncio.Event()
     faux = tui.faux(text_turn("Reviewed."))
     app = tui.app(faux)
-    real_open = app.config.open_session
-
-    async def slow_open() -> object:
-        await gate.wait()
-        return await real_open()
-
-    app.config.open_session = slow_open  # type: ignore[assignment]
+    gate = hold_open(app)
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -146,19 +137,10 @@ def test_a_template_typed_while_the_session_opens_completes_once_it_is_open(
 
 
 def test_a_template_sent_while_the_session_opens_waits_and_is_expanded(tui: TuiHarness) -> None:
-    import asyncio
-
     _write(tui.cwd / ".picode" / "prompts" / "review.md", REVIEW)
-    gate = asyncio.Event()
     faux = tui.faux(text_turn("Reviewed."))
     app = tui.app(faux)
-    real_open = app.config.open_session
-
-    async def slow_open() -> object:
-        await gate.wait()
-        return await real_open()
-
-    app.config.open_session = slow_open  # type: ignore[assignment]
+    gate = hold_open(app)
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
