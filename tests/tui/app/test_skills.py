@@ -13,6 +13,7 @@ from tests.tui.conftest import (
     SIZE,
     TuiHarness,
     has_notice,
+    hold_open,
     opened,
     run,
     send,
@@ -124,19 +125,10 @@ def test_the_trust_question_shows_skills_as_context(tui: TuiHarness) -> None:
 
 
 def test_a_skill_typed_before_the_session_opens_waits_for_it(tui: TuiHarness) -> None:
-    import asyncio
-    from typing import Any
-
     path = write_skill(tui.cwd / ".agents" / "skills", "deploy", "Ship it.")
     faux = tui.faux(text_turn("ok"))
-    gate = asyncio.Event()
-    real_open = tui.app(faux).config.open_session
-
-    async def slow_open() -> Any:
-        await gate.wait()
-        return await real_open()
-
-    app = tui.app(faux, open_session=slow_open)
+    app = tui.app(faux)
+    gate = hold_open(app)
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:

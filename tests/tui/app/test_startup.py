@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from picode.ai.types import UserMessage
 from picode.tui.widgets.editor_placeholder import EditorPlaceholder
 from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.notice import NoticeView, WelcomeView
-from tests.tui.conftest import SIZE, TuiHarness, run, type_text, wait_until
+from tests.tui.conftest import SIZE, TuiHarness, hold_open, run, type_text, wait_until
 
 FAKE_SDK = "tests.fake_modules.sdk"
 SLOW_SDK = "tests.fake_modules.slow_provider"
@@ -44,14 +43,8 @@ def test_importing_the_app_loads_no_provider_sdk() -> None:
 
 def test_first_frame_comes_before_the_session_and_typing_waits_for_it(tui: TuiHarness) -> None:
     faux = tui.faux(text_turn("answer"))
-    gate = asyncio.Event()
-    real_open = tui.app(faux).config.open_session
-
-    async def slow_open() -> Any:
-        await gate.wait()
-        return await real_open()
-
-    app = tui.app(faux, open_session=slow_open)
+    app = tui.app(faux)
+    gate = hold_open(app)
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
