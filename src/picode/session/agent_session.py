@@ -69,7 +69,7 @@ from picode.session.safety.secrets import redact_tool_result
 from picode.session.seams import SessionSeams
 from picode.session.skills import open_skills, skills_prompt
 from picode.session.store.conversation import StoredConversation
-from picode.session.store.recorder import Restored, SessionRecorder
+from picode.session.store.recorder import SessionRecorder
 from picode.session.switching import SessionSwitching, saved_choices
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
@@ -435,25 +435,6 @@ class AgentSession(
             await self._recovery.compact("manual", instructions, keep_recent_tokens)
         finally:
             self._running = False
-
-    async def new_session(self) -> None:
-        # Without a session file (--no-session) the next conversation stays off disk too.
-        spec = "new" if self._recorder.persistent else None
-        await self._switch_to(lambda: self._recorder.open(spec), "new")
-
-    async def switch_session(self, id_or_path: str) -> None:
-        await self._switch_to(lambda: self._recorder.open(id_or_path), "resume")
-
-    async def fork(self, entry_id: str) -> str:
-        text = ""
-
-        def do_fork() -> Restored:
-            nonlocal text
-            restored, text = self._recorder.fork(entry_id)
-            return restored
-
-        await self._switch_to(do_fork, "fork", keep_choices=True)
-        return text
 
     async def close(self) -> None:
         if self._closed:

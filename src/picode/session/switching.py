@@ -60,6 +60,25 @@ class SessionSwitching:
     async def _emit(self, event: AnySessionEvent) -> None:
         raise NotImplementedError
 
+    async def new_session(self) -> None:
+        # Without a session file (--no-session) the next conversation stays off disk too.
+        spec = "new" if self._recorder.persistent else None
+        await self._switch_to(lambda: self._recorder.open(spec), "new")
+
+    async def switch_session(self, id_or_path: str) -> None:
+        await self._switch_to(lambda: self._recorder.open(id_or_path), "resume")
+
+    async def fork(self, entry_id: str) -> str:
+        text = ""
+
+        def do_fork() -> Restored:
+            nonlocal text
+            restored, text = self._recorder.fork(entry_id)
+            return restored
+
+        await self._switch_to(do_fork, "fork", keep_choices=True)
+        return text
+
     async def _switch_to(
         self,
         open_file: Callable[[], Restored],
