@@ -51,6 +51,7 @@ from picode.session.events import (
     SaveFailed,
 )
 from picode.session.extensions.loader import ExtensionHost
+from picode.session.hooks.hooks import HookRunner
 from picode.session.models.controls import ModelControls
 from picode.session.models.credentials import Credentials
 from picode.session.options import SessionOptions
@@ -123,9 +124,10 @@ class AgentSession(
             use_entry_points=options.load_extensions,
             sink=self._seams,
         )
+        self._hooks = HookRunner(self._settings.hooks, options.cwd, self.notify, self._hook_fields)
         self._approval = ApprovalGate(
             options.approval or options.settings.approval,
-            options.approver,
+            self._notifying(options.approver) if options.approver else None,
             ProtectedPaths.standard(options.paths, options.cwd),
         )
         self._run_lock = asyncio.Lock()
@@ -193,6 +195,7 @@ class AgentSession(
         session._start_mcp()
         session._keeper.warm()
         await session._extensions.emit("session_start", session)
+        await session._session_start_hooks("resume" if session.messages else "startup")
         return session
 
     def _start_mcp(self) -> None:
@@ -339,7 +342,9 @@ class AgentSession(
         try:
             self._credentials.require(self.model)
             text = repair_text(await self._extensions.transform_input(repair_text(text)))
-            message = _user_message(text, attachments)
+            if (hooked := await self._prompt_hooks(text)) is None:
+                return
+            message = _user_message(hooked, attachments)
             await self._run(lambda: self._agent.prompt(message))
         finally:
             self._restore_model(before)
@@ -356,7 +361,10 @@ class AgentSession(
                 await self._recovery.after_run()
                 # Typed after the agent's last turn but before the run was over (while it
                 # ended, retried or compacted): without this it would wait for the next run.
-                while not self._recovery.cancelled and self._has_queued:
+                # A Stop hook may send the agent back to work (its reason is queued).
+                while not self._recovery.cancelled and (
+                    self._has_queued or await self._stop_hooks()
+                ):
                     await self._agent.continue_()
                     await self._recovery.after_run()
             finally:

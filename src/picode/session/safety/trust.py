@@ -172,6 +172,11 @@ def _gated_files(project: Path, scan: Scan) -> Iterator[tuple[Path, str, list[Pa
         names = sorted({file.relative_to(extensions).parts[0] for file in files})
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         yield extensions, f"runs Python code at start-up (extensions: {shown})", files
+    hooks = project / "hooks"
+    # Where project hooks keep their scripts: a changed script is a changed hook.
+    hook_files = scan.files_below(hooks)
+    if hook_files:
+        yield hooks, f"holds {len(hook_files)} file(s) that hooks may run", hook_files
     system = project / "SYSTEM.md"
     if system.is_file():
         yield system, "replaces picode's system prompt", [system]
