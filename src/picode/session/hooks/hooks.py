@@ -164,7 +164,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 def _short(command: str) -> str:
     line = command.strip().splitlines()[0] if command.strip() else command
-    return repr(line if len(line) <= 60 else line[:57] + "...")
+    return "'" + (line if len(line) <= 60 else line[:57] + "...") + "'"
 
 
 def _clip(text: str) -> str:
