@@ -283,19 +283,29 @@ async def get_messages(server: RpcServer, command: dict[str, Any]) -> Any:
 
 
 async def get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
-    """The prompt templates ``prompt`` expands as ``/name args`` (docs/prompts.md)."""
-    return {
-        "commands": [
-            {
-                "name": t.name,
-                "description": t.description,
-                "argument_hint": t.argument_hint,
-                "source": t.source,
-                "path": str(t.path) if t.path is not None else None,
-            }
-            for t in server.session.prompt_templates
-        ]
-    }
+    """The prompt templates ``prompt`` expands as ``/name args`` (docs/prompts.md), then
+    the skills as ``/skill:name args`` (docs/skills.md)."""
+    templates = [
+        {
+            "name": t.name,
+            "description": t.description,
+            "argument_hint": t.argument_hint,
+            "source": t.source,
+            "path": str(t.path) if t.path is not None else None,
+        }
+        for t in server.session.prompt_templates
+    ]
+    skills = [
+        {
+            "name": f"skill:{s.name}",
+            "description": s.description,
+            "argument_hint": "[args]",
+            "source": "skill",
+            "path": str(s.path),
+        }
+        for s in server.session.skills
+    ]
+    return {"commands": templates + skills}
 
 
 HANDLERS: dict[str, Handler] = {
