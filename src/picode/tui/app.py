@@ -20,6 +20,7 @@ from picode.tui.bindings import APP_BINDINGS
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
+from picode.tui.controllers.notify import TerminalNotifier
 from picode.tui.controllers.quit import QuitController
 from picode.tui.controllers.shell import ShellRunner
 from picode.tui.controllers.submit import Submitter
@@ -95,6 +96,7 @@ class PicodeApp(App[int]):
         self.completion_popup: CompletionPopup | None = None
         self.shell = ShellRunner(self, cwd=config.cwd)
         self.approvals = ApprovalController(self, clock=config.clock)
+        self.notifier = TerminalNotifier(self)
         self.history = HistoryPager(self)
         #: Passed to the clipboard tools (tests point PATH at fakes); None = os.environ.
         self.clipboard_env: Mapping[str, str] | None = None
@@ -256,11 +258,16 @@ class PicodeApp(App[int]):
         return popups
 
     def mark_interrupted(self) -> None:
+        self.notifier.run_aborted()
         if self.router is not None:
             self.router.mark_interrupted()
 
     def open_rewind(self) -> None:
         self.commands.try_run("/rewind")
+
+    def write_terminal(self, data: str) -> None:
+        if self._driver is not None:  # the driver's writer thread: between frames
+            self._driver.write(data)
 
     def tool_waiting(self, call_id: str, waiting: bool) -> None:
         if self.router is not None and (view := self.router.tools.get(call_id)) is not None:
@@ -466,6 +473,7 @@ class PicodeApp(App[int]):
         """Quit: abort what runs, let the session save, then leave."""
         if not self.quitter.begin_shutdown():
             return
+        self.notifier.stop()
         self.approvals.refuse_all()
         self.shell.stop()
         self.resume_hint = await self.quitter.close_session(self.session)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from picode.tui.controllers.approvals import ApprovalController
     from picode.tui.controllers.commands import CommandController
     from picode.tui.controllers.history import HistoryPager
+    from picode.tui.controllers.notify import TerminalNotifier
     from picode.tui.controllers.submit import Submitter
     from picode.tui.controllers.trust import TrustController
     from picode.tui.controllers.warmup import ProviderWarmup
@@ -50,6 +51,9 @@ class OpenerHost(RouterHost, Protocol):
     @property
     def history(self) -> HistoryPager: ...
 
+    @property
+    def notifier(self) -> TerminalNotifier: ...
+
     def refresh_completion(self) -> None: ...
 
     def call_after_refresh(
@@ -80,6 +84,7 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
     host.router = router = EventRouter(host)
     host.session = session
     host.unsubscribers.append(session.subscribe(router.handle))
+    host.unsubscribers.append(session.subscribe(host.notifier.handle))
     if config.warm_provider:
         host.warmup.prepare(session)
         host.unsubscribers.append(host.warmup.follow(session))

@@ -28,6 +28,7 @@ from picode.session.config.lines import (
     syntax_error_line,
 )
 from picode.session.config.mcp import McpServer, McpSettings
+from picode.session.config.notifications import NotificationSettings
 from picode.session.config.sandbox import SandboxSettings, clamp_project
 from picode.session.paths import Paths, project_dir
 from picode.session.safety.approval import ApprovalPolicy
@@ -41,6 +42,7 @@ __all__ = [
     "LoadedConfig",
     "McpServer",
     "McpSettings",
+    "NotificationSettings",
     "RedactionSettings",
     "RetrySettings",
     "SandboxSettings",
@@ -164,6 +166,7 @@ class Settings(_Section):
     mcp: McpSettings = Field(default_factory=McpSettings)
     #: Both files' hooks, the user's first (``load_config`` adds the lists up).
     hooks: dict[HookEvent, list[HookSpec]] = Field(default_factory=dict)
+    notifications: NotificationSettings = Field(default_factory=NotificationSettings)
     steering_mode: QueueMode = "one-at-a-time"
     follow_up_mode: QueueMode = "one-at-a-time"
 
