@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from textual import events
 
-from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
+from picode.ai.providers.faux import FauxToolCall, FauxTurn, text_turn, tool_turn
 from picode.session.config import NotificationSettings
-from picode.session.config.settings import Settings
+from picode.session.config.settings import RetrySettings, Settings
 from picode.tui.app import PicodeApp
 from picode.tui.controllers.notify import (
     BEL,
@@ -286,3 +286,40 @@ def test_a_bad_method_is_refused_by_the_settings() -> None:
         NotificationSettings(method="beep")  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         NotificationSettings(when=["sometimes"])  # type: ignore[list-item]
+
+
+def test_a_retried_run_is_announced_once_when_it_finally_ends(tui: TuiHarness) -> None:
+    overloaded = FauxTurn(error="529 Overloaded: Overloaded", error_before_stream=True)
+    settings = Settings(
+        retry=RetrySettings(base_delay_ms=5, max_delay_ms=5),
+        notifications=NotificationSettings(method="osc9"),
+    )
+    app = tui.app(tui.faux(overloaded, text_turn("Recovered.")), settings=settings)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            written = _record(app)
+            await _blur(pilot)
+            await _run_prompt(pilot)
+            await wait_until(pilot, lambda: bool(written), what="the notification")
+            await app.workers.wait_for_complete()
+            assert written == [OSC9_DONE]
+
+    run(scenario())
+
+
+def test_a_run_that_fails_says_so(tui: TuiHarness) -> None:
+    unauthorized = FauxTurn(error="401 Unauthorized: invalid key", error_before_stream=True)
+    app = tui.app(tui.faux(unauthorized), settings=_settings("osc9"))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            written = _record(app)
+            await _blur(pilot)
+            await _run_prompt(pilot)
+            await wait_until(pilot, lambda: bool(written), what="the notification")
+            assert written == ["\x1b]9;picode: stopped by an error\x07"]
+
+    run(scenario())

@@ -117,10 +117,12 @@ class TerminalNotifier:
     def __init__(self, host: NotifyHost, env: Mapping[str, str] | None = None) -> None:
         self._host = host
         self._env = os.environ if env is None else env
-        #: Counts run starts: a run that ends only to be followed by another (a retry, a
-        #: queued message) is not the end the person waits for.
+        #: Counts run starts and ends: a run that ends only to be followed by another (a
+        #: retry, a queued message) is not the end the person waits for; the last one is.
         self._runs = 0
+        self._ends = 0
         self._aborted = False
+        self._failed = False
         self._stopped = False
 
     def handle(self, event: object) -> None:
@@ -131,9 +133,11 @@ class TerminalNotifier:
             self._runs += 1
             self._aborted = False
         elif isinstance(event, AgentEnd):
-            if any(getattr(m, "stop_reason", None) == "aborted" for m in event.messages):
-                self._aborted = True
-            self._host.run_worker(self._after_run(self._runs), exit_on_error=False)
+            stops = [getattr(m, "stop_reason", None) for m in event.messages]
+            self._aborted = self._aborted or "aborted" in stops
+            self._failed = bool(stops) and stops[-1] == "error"
+            self._ends += 1
+            self._host.run_worker(self._after_run(self._runs, self._ends), exit_on_error=False)
 
     def run_aborted(self) -> None:
         """Esc stopped the run: the person is there, nothing to announce."""
@@ -147,12 +151,12 @@ class TerminalNotifier:
         what = f"{tool_name} outside the sandbox" if escalation else tool_name
         self.notify("approval", f"waiting for approval: {clean(what)}")
 
-    async def _after_run(self, run: int) -> None:
+    async def _after_run(self, run: int, end: int) -> None:
         session = self._host.session
         if session is not None:
             await session.wait_for_idle()
-        if run == self._runs and not self._aborted:
-            self.notify("done", "done")
+        if (run, end) == (self._runs, self._ends) and not self._aborted:
+            self.notify("done", "stopped by an error" if self._failed else "done")
 
     def method(self) -> str:
         settings = self._host.config.notifications
