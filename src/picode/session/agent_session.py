@@ -71,6 +71,7 @@ from picode.session.seams import SessionSeams
 from picode.session.skills import open_skills, skills_prompt
 from picode.session.store.conversation import StoredConversation
 from picode.session.store.recorder import SessionRecorder
+from picode.session.subagents.tool import offer_task_tool
 from picode.session.switching import SessionSwitching, saved_choices
 from picode.session.system_prompt import build_system_prompt, first_line
 from picode.session.usage import SessionUsage
@@ -125,7 +126,7 @@ class AgentSession(
             sink=self._seams,
         )
         self._hooks = HookRunner(self._settings.hooks, options.cwd, self.notify, self._hook_fields)
-        self._approval = ApprovalGate(
+        self._approval = options.approval_gate or ApprovalGate(
             options.approval or options.settings.approval,
             self._notifying(options.approver) if options.approver else None,
             ProtectedPaths.standard(options.paths, options.cwd),
@@ -140,6 +141,7 @@ class AgentSession(
             self.notify(problem, "warning", "extensions")
         tools = self._extensions.merged_tools(options.tools, self.notify)
         offer_escalation(tools, self._approval)
+        tools = offer_task_tool(tools, options, self._approval, self._seams, self, self.notify)
         self._skills = open_skills(options.cwd, options.paths.config_dir, self.notify)
         restored = self._recorder.open(options.session)
         # A resumed session keeps its model and thinking level unless the command line

@@ -111,6 +111,14 @@ class ToolsSettings(_Section):
     max_parallel: int = Field(default=8, ge=1)
 
 
+class SubagentSettings(_Section):
+    """The ``task`` tool (docs/subagents.md)."""
+
+    enabled: bool = True
+    #: Subagents of one reply that run at the same time; the rest wait their turn.
+    max_parallel: int = Field(default=4, ge=1)
+
+
 def _text_only() -> list[Literal["text", "image"]]:
     return ["text"]
 
@@ -161,6 +169,7 @@ class Settings(_Section):
     bash: BashSettings = Field(default_factory=BashSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     redaction: RedactionSettings = Field(default_factory=RedactionSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
     mcp: McpSettings = Field(default_factory=McpSettings)

@@ -142,7 +142,8 @@ def offer_escalation(tools: Iterable[object], gate: ApprovalGate) -> None:
         sandbox = getattr(tool, "sandbox", None)
         if sandbox is not None and hasattr(sandbox, "escalate"):
             sandbox.escalate = gate.escalate
-            gate.sandboxes.append(sandbox)
+            if sandbox not in gate.sandboxes:  # a subagent offers its parent's tools again
+                gate.sandboxes.append(sandbox)
 
 
 def preview_for(tool_name: str, args: dict[str, Any], *, cwd: Path | None = None) -> str:
