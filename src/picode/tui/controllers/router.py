@@ -198,9 +198,11 @@ class EventRouter:
             case ToolExecutionStart(tool_call_id=call_id, args=args):
                 if (running := self.tools.get(call_id)) is not None:
                     running.set_running(args)
-            case ToolExecutionUpdate(tool_call_id=call_id, partial=partial):
+            case ToolExecutionUpdate(tool_call_id=call_id, tool_name=name, partial=partial):
                 if (running := self.tools.get(call_id)) is not None:
                     running.set_partial(partial)
+                if name == "task":  # a subagent's usage counts in the footer as it grows
+                    self.host.refresh_footer()
             case ToolExecutionEnd(tool_call_id=call_id, result=result, is_error=is_error):
                 if (running := self.tools.get(call_id)) is not None:
                     running.set_result(result, is_error)

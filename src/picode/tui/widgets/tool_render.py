@@ -28,6 +28,7 @@ KEY_ARGUMENTS: dict[str, str] = {
     "bash": "command",
     "grep": "pattern",
     "find": "pattern",
+    "task": "description",
 }
 BASH_TAIL_LINES = 10
 COLLAPSED_LINES = 6
