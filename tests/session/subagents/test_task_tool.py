@@ -287,3 +287,22 @@ def test_a_definition_chooses_tools_instructions_and_model(harness: SessionHarne
         await session.close()
 
     run(scenario())
+
+
+def test_a_resumed_session_still_counts_its_subagents(harness: SessionHarness) -> None:
+    parent = [tool_turn(task("count", "job A"), usage=(100, 10)), text_turn("ok", usage=(1, 1))]
+    faux = scripted(harness, {"job A": text_turn("answer", usage=(1000, 200))}, parent)
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+        await session.prompt("go")
+        before = session.usage
+        session_id = session.session_id
+        await session.close()
+        assert session_id is not None
+        resumed = await harness.open(faux, session=session_id)
+        assert resumed.usage == before
+        assert resumed.usage.input == 1101
+        await resumed.close()
+
+    run(scenario())

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 #: The custom entry that records a stream rule firing (kept so it fires once per session).
 TTSR_FIRED = "ttsr_fired"
+#: The custom entry that links a subagent's session file; its ``usage`` is the child's spend,
+#: which counts in the parent's.
+SUBAGENT_LINK = "subagent"
 
 
 def build_context(file: SessionFile) -> SessionContext:
@@ -47,6 +50,9 @@ def build_context(file: SessionFile) -> SessionContext:
         context.messages.append(message)
         context.message_entry_ids.append(entry_id)
     context.spent = _spent(file, path, compaction_at, context)
+    after = set(path[compaction_at + 1 :]) if compaction_at is not None else None
+    newer = [eid for eid in custom_ids if after is None or eid in after]
+    _add_subagents(file, newer, context.spent)
     return context
 
 
@@ -98,6 +104,17 @@ def _thinking_of(file: SessionFile, entry_id: str | None) -> str | None:
     entry = file.get_entry(entry_id) if entry_id else None
     level = entry.data.get("level") if entry else None
     return level if isinstance(level, str) else None
+
+
+def _add_subagents(file: SessionFile, custom_ids: list[str], total: SessionUsage) -> None:
+    """The spend of the subagents linked since the compaction (its total has the older)."""
+    marker = f'"custom_type":"{SUBAGENT_LINK}"'.encode()
+    wanted = [eid for eid, raw in file._read_lines(custom_ids) if marker in raw]
+    for entry in file._parse_entries(wanted):
+        data = entry.data.get("data")
+        usage = SessionUsage.from_record(data.get("usage")) if isinstance(data, dict) else None
+        if entry.data.get("custom_type") == SUBAGENT_LINK and usage is not None:
+            total.merge(usage)
 
 
 def _fired_rules(file: SessionFile, custom_ids: list[str]) -> list[str]:

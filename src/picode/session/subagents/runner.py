@@ -21,6 +21,7 @@ from picode.agent.events import MessageEnd
 from picode.agent.tool import AgentTool, OnUpdate, ToolError, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.ai.types import AssistantMessage, TextContent
+from picode.session.store.branch_context import SUBAGENT_LINK
 from picode.session.subagents.definitions import AgentDefinition
 from picode.session.subagents.progress import ChildProgress
 
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 #: The name of the tool that starts a subagent (and which no child gets).
 TASK_TOOL = "task"
 #: The custom entry of the parent's session file that links a child's transcript.
-LINK_ENTRY = "subagent"
+LINK_ENTRY = SUBAGENT_LINK
 #: Seconds a child may take to settle after an abort before it is closed anyway.
 SETTLE_S = 5.0
 
@@ -196,6 +197,8 @@ class SubagentRunner:
                     "agent": agent,
                     "session_id": child.session_id,
                     "session_file": str(path),
+                    # Counted in the parent's spend when it is resumed.
+                    "usage": child.usage.as_record(),
                 },
             )
         except OSError as exc:
