@@ -68,7 +68,7 @@ def status_line(state: dict[str, Any], finished: bool, expanded: bool) -> Conten
 
 def _doing(state: dict[str, Any]) -> str:
     status = state.get("status")
-    return "starting…" if status == "starting" else "thinking…"
+    return "starting…" if status == "starting" else "working…"
 
 
 def _transcript(state: dict[str, Any]) -> list[Content]:
