@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from picode.agent.events import ToolExecutionEnd, ToolExecutionUpdate
+from picode.agent.tool import ToolResult
 from picode.ai.providers.faux import FauxToolCall, FauxTurn, text_turn, tool_turn
 from picode.ai.types import Context, ToolResultMessage, UserMessage
 from picode.session.config.settings import Settings
@@ -306,3 +307,21 @@ def test_a_resumed_session_still_counts_its_subagents(harness: SessionHarness) -
         await resumed.close()
 
     run(scenario())
+
+
+def test_a_quiet_child_still_reports_its_time() -> None:
+    from picode.session.subagents.progress import ChildProgress
+    from tests.support import FakeClock
+
+    clock = FakeClock()
+    reports: list[ToolResult] = []
+    progress = ChildProgress("look", "general", reports.append, clock=clock)
+    progress.report()
+    clock.advance(0.5)
+    progress.tick(1.0)
+    assert len(reports) == 1  # reported half a second ago: nothing new to say
+    clock.advance(0.6)
+    progress.tick(1.0)
+    assert len(reports) == 2
+    state = subagent_state(reports[-1].details)
+    assert state is not None and state["elapsed_s"] == 1.1

@@ -92,6 +92,11 @@ class ChildProgress:
             case _:
                 pass
 
+    def tick(self, quiet_s: float) -> None:
+        """Report if nothing else did for ``quiet_s`` seconds (the elapsed time moves)."""
+        if self._clock() - self._last_report >= quiet_s:
+            self.report()
+
     def report(self) -> None:
         self._last_report = self._clock()
         self._report(ToolResult.text(self.line(), self.details()))

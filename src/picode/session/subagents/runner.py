@@ -40,6 +40,8 @@ TASK_TOOL = "task"
 LINK_ENTRY = SUBAGENT_LINK
 #: Seconds a child may take to settle after an abort before it is closed anyway.
 SETTLE_S = 5.0
+#: Seconds between reports while the child is quiet (a long command), so its time moves.
+TICK_S = 1.0
 
 CHILD_PREAMBLE = (
     "You are a subagent: another agent gave you the task below and reads only your final "
@@ -99,11 +101,13 @@ class SubagentRunner:
         spent = _Spend(self._seams, child)
         unsubscribe = child.subscribe(lambda event: _on_child_event(event, progress, spent))
         stop = signal.add_callback(lambda _reason: child.abort())
+        ticker = asyncio.ensure_future(_tick(progress))
         try:
             if not signal.aborted:
                 await child.prompt(prompt)
         finally:
             stop()
+            ticker.cancel()
             if signal.aborted:
                 child.abort()
             # The child settles, closes and is linked even when this call is cancelled (an
@@ -228,6 +232,12 @@ class _Spend:
         self._seen = now
         if any(delta.values()):
             self._seams.spend(_usage_message(delta))
+
+
+async def _tick(progress: ChildProgress) -> None:
+    while True:
+        await asyncio.sleep(TICK_S)
+        progress.tick(TICK_S)
 
 
 def _on_child_event(event: object, progress: ChildProgress, spent: _Spend) -> None:
