@@ -325,3 +325,35 @@ def test_a_quiet_child_still_reports_its_time() -> None:
     assert len(reports) == 2
     state = subagent_state(reports[-1].details)
     assert state is not None and state["elapsed_s"] == 1.1
+
+
+def test_tool_hooks_guard_the_childs_calls_and_session_hooks_stay_the_parents(
+    harness: SessionHarness,
+) -> None:
+    from picode.session.config.hooks import HookSpec
+
+    log = harness.root / "hooks.log"
+    settings = Settings()
+    settings.hooks = {
+        "PreToolUse": [HookSpec(command=f"echo pre >> '{log}'", matcher="ls")],
+        "UserPromptSubmit": [HookSpec(command=f"echo prompt >> '{log}'")],
+        "SessionStart": [HookSpec(command=f"echo start >> '{log}'")],
+    }
+    parent = [tool_turn(task("look", "job A")), text_turn("ok")]
+    child = iter([tool_turn(FauxToolCall("ls", {"path": "."})), text_turn("listed")])
+
+    def script(context: Context) -> FauxTurn:
+        first = context.messages[0]
+        if isinstance(first, UserMessage) and first.text == "job A":
+            return next(child)
+        return parent.pop(0)
+
+    faux = harness.faux(*[script] * 4)
+
+    async def scenario() -> None:
+        session = await harness.open(faux, settings=settings)
+        await session.prompt("go")
+        await session.close()
+
+    run(scenario())
+    assert sorted(log.read_text().split()) == ["pre", "prompt", "start"]

@@ -43,6 +43,10 @@ SETTLE_S = 5.0
 #: Seconds between reports while the child is quiet (a long command), so its time moves.
 TICK_S = 1.0
 
+#: The hook events that run for a child's tool calls (docs/hooks.md); its approval asks go
+#: through the parent's gate, and so through the parent's ``Notification`` hooks.
+CHILD_HOOKS = frozenset({"PreToolUse", "PostToolUse"})
+
 CHILD_PREAMBLE = (
     "You are a subagent: another agent gave you the task below and reads only your final "
     "message. Work on your own (no one can answer questions), then end with a complete, "
@@ -165,6 +169,13 @@ class SubagentRunner:
                 "mcp": McpSettings(),
                 # The parent's checkpoints already cover what its tools change.
                 "checkpoints": parent.settings.checkpoints.model_copy(update={"enabled": False}),
+                # Hooks on tool calls guard the child's calls as the parent's; those on the
+                # session's own life (start, prompt, stop) are the parent's alone.
+                "hooks": {
+                    event: specs
+                    for event, specs in parent.settings.hooks.items()
+                    if event in CHILD_HOOKS
+                },
             }
         )
         wanted = set(definition.tools)
