@@ -120,3 +120,23 @@ def test_an_unreadable_file_is_a_warning(dirs: tuple[Path, Path, Path]) -> None:
     (config / "agents" / "bin.md").write_bytes(b"---\ndescription: \xff\xfe\n---\n")
     found = discover_agents(config, cwd, home)
     assert len(found.problems) == 1 and "cannot be read" in found.problems[0]
+
+
+def test_an_untrusted_projects_agents_are_listed_as_context_not_gated(
+    tmp_path: Path,
+) -> None:
+    from picode.session.paths import resolve_paths
+    from picode.session.safety.trust import assess_project
+
+    paths = resolve_paths({"PICODE_HOME": str(tmp_path / "home")})
+    cwd = tmp_path / "project"
+    write(cwd / ".claude" / "agents", "finder.md", "---\ndescription: Finds\n---\n")
+    write(cwd / ".picode" / "agents", "reviewer.md", "---\ndescription: Reviews\n---\n")
+    (cwd / ".picode" / "SYSTEM.md").write_text("gated", encoding="utf-8")
+    trust = assess_project(paths, cwd)
+    assert not trust.trusted and trust.needs_answer
+    assert [(i.source, i.description) for i in trust.context if "agents" in i.source] == [
+        (".picode/agents", "adds 1 agent(s) the model may hand tasks to: reviewer"),
+        (".claude/agents", "adds 1 agent(s) the model may hand tasks to: finder"),
+    ]
+    assert all("agents" not in item.source for item in trust.items)

@@ -140,7 +140,7 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
     trust = ProjectTrust(folder, items, fingerprint, override=override)
     if not items:
         return trust  # no question: what it would list as context is not read at all
-    trust.context = [*_context_items(folder), *_skill_items(folder)]
+    trust.context = [*_context_items(folder), *_skill_items(folder), *_agent_items(folder)]
     store = TrustStore(paths)
     entry = store.get(folder)
     if store.problem:
@@ -222,6 +222,22 @@ def _skill_items(folder: Path) -> Iterator[TrustItem]:
             yield TrustItem(
                 _relative(skills, folder),
                 f"adds {len(names)} skill(s) the model may read and follow: {shown}",
+            )
+
+
+def _agent_items(folder: Path) -> Iterator[TrustItem]:
+    """The project's agent definitions, named: instructions and a choice among the tools
+    picode already has, never more (docs/subagents.md)."""
+    for agents in (project_dir(folder) / "agents", folder / ".claude" / "agents"):
+        try:
+            names = sorted(p.stem for p in agents.glob("*.md") if p.is_file())
+        except OSError:
+            continue
+        if names:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            yield TrustItem(
+                _relative(agents, folder),
+                f"adds {len(names)} agent(s) the model may hand tasks to: {shown}",
             )
 
 
