@@ -74,6 +74,7 @@ from picode.session.store.recorder import SessionRecorder
 from picode.session.subagents.tool import offer_task_tool
 from picode.session.switching import SessionSwitching, saved_choices
 from picode.session.system_prompt import build_system_prompt, first_line
+from picode.session.todos import TodoControls, todos_from
 from picode.session.usage import SessionUsage
 from picode.session.view import SessionView
 
@@ -90,6 +91,7 @@ class AgentSession(
     ModelControls,
     SafetyControls,
     StoredConversation,
+    TodoControls,  # before SessionSwitching, which calls it
     SessionSwitching,
     RewindControls,
     PromptControls,
@@ -182,6 +184,8 @@ class AgentSession(
             restored.fired_rules,
         )
         self._agent.subscribe(self._on_agent_event)
+        self._agent.subscribe(self._on_todo_event)  # after: front ends see the tool end first
+        self._todos = todos_from(restored.todos) or []
         self._usage = restored.usage
         self._recorder.set_current(model, thinking)
         #: The built-in and extension tools; MCP tools are added to these as servers connect.
