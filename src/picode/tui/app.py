@@ -37,6 +37,7 @@ from picode.tui.widgets.notice import NoticeLevel, NoticeView, WelcomeView
 from picode.tui.widgets.output_below import OutputBelow
 from picode.tui.widgets.queue import QueueView
 from picode.tui.widgets.status import StatusLine
+from picode.tui.widgets.todos import TodoPanel
 from picode.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ class PicodeApp(App[int]):
         self.output_below = OutputBelow(self.transcript)
         self.status = StatusLine(clock=config.clock)
         self.queue = QueueView()
+        self.todo_panel = TodoPanel()
         self.info_footer = InfoFooter(self._footer_info())
         #: Built with the session: its imports (agent events, Markdown) wait for the first frame.
         self.router: EventRouter | None = None
@@ -129,6 +131,7 @@ class PicodeApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield self.transcript  # the "new output below" row comes after the first frame
+        yield self.todo_panel
         yield self.queue
         yield self.status
         yield EditorPlaceholder(PLACEHOLDER)  # the editor takes its place after this frame

@@ -91,6 +91,7 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
     host.commands.sync_extensions(session)
     host.approvals.attach(session)
     host.history.show_tail()
+    host.todo_panel.show(session.todos)  # a resumed session's list; then TodosChanged
     host.refresh_footer()
     host.call_after_refresh(freeze_long_lived_objects)
     host.submitter.session_opened()

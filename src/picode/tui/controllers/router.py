@@ -51,6 +51,7 @@ from picode.session.events import (
     SessionNameChanged,
     SessionSwitched,
     ThinkingLevelChanged,
+    TodosChanged,
 )
 from picode.session.mcp import McpServerStatus
 from picode.tui.controllers.retries import RetryTracker, resumed_retries
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     from picode.session.events import AnySessionEvent
     from picode.tui.widgets.queue import QueueView
     from picode.tui.widgets.status import StatusLine
+    from picode.tui.widgets.todos import TodoPanel
     from picode.tui.widgets.transcript import IndexedEntry, Transcript
 
 INTERRUPTED_TEXT = "Interrupted"
@@ -100,6 +102,9 @@ class RouterHost(Protocol):
 
     @property
     def queue(self) -> QueueView: ...
+
+    @property
+    def todo_panel(self) -> TodoPanel: ...
 
     @property
     def session(self) -> SessionView | None: ...
@@ -249,6 +254,8 @@ class EventRouter:
                     self.host.refresh_footer()  # the footer keeps the warning in view
             case McpServersChanged(servers=servers):
                 self._mcp_changed(servers)
+            case TodosChanged(todos=todos):
+                self.host.todo_panel.show(todos)
             case CustomEvent():
                 pass
 
