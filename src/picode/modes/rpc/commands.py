@@ -278,6 +278,11 @@ async def get_mcp(server: RpcServer, command: dict[str, Any]) -> Any:
     }
 
 
+async def get_todos(server: RpcServer, command: dict[str, Any]) -> Any:
+    """The model's todo list; ``todos_changed`` events say when it changes."""
+    return {"todos": [todo.as_record() for todo in server.session.todos]}
+
+
 async def get_messages(server: RpcServer, command: dict[str, Any]) -> Any:
     return {"messages": [message_to_dict(m) for m in server.session.messages]}
 
@@ -331,6 +336,7 @@ HANDLERS: dict[str, Handler] = {
     "get_messages": get_messages,
     "get_mcp": get_mcp,
     "get_commands": get_commands,
+    "get_todos": get_todos,
 }
 
 #: Commands answered when their work is done, while later commands are read meanwhile.
