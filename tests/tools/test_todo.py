@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,12 @@ def test_the_result_holds_the_whole_new_list() -> None:
         "[>] Add tests",
         "[ ] Docs",
     ]
+
+
+def test_a_list_sent_as_a_json_string_is_read_as_the_list() -> None:
+    todos = _items(("Step", "pending"))
+    result = run(TodoTool(Path()), todos=json.dumps(todos))
+    assert result.details == {"todos": todos}
 
 
 def test_an_empty_list_clears_it() -> None:

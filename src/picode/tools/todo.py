@@ -12,6 +12,7 @@ It only writes to that list: never asked about, and allowed where only reading i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -60,6 +61,17 @@ class TodoParams(StrictParams):
         max_length=MAX_TODOS,
         description="The whole list, in order; it replaces the previous one.",
     )
+
+    @field_validator("todos", mode="before")
+    @classmethod
+    def _decoded(cls, value: Any) -> Any:
+        # Some models send a nested array as a JSON string; its meaning is not in doubt.
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except ValueError:
+                return value
+        return value
 
 
 class TodoTool(BaseTool):
