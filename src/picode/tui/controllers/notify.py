@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from picode.ai.untrusted import safe
@@ -137,7 +138,10 @@ class TerminalNotifier:
             self._aborted = self._aborted or "aborted" in stops
             self._failed = bool(stops) and stops[-1] == "error"
             self._ends += 1
-            self._host.run_worker(self._after_run(self._runs, self._ends), exit_on_error=False)
+            # The function, not a coroutine: a worker the closing app never starts leaves
+            # no coroutine behind that was never awaited.
+            after = partial(self._after_run, self._runs, self._ends)
+            self._host.run_worker(after, exit_on_error=False)
 
     def run_aborted(self) -> None:
         """Esc stopped the run: the person is there, nothing to announce."""
