@@ -103,3 +103,41 @@ def test_untrusted_project_server_not_started(paths: Paths, cwd: Path) -> None:
     trusted = load_config(paths, cwd, project_trusted=True)
     assert sorted(trusted.settings.mcp.servers) == ["mine", "repo"]
     assert trusted.settings.mcp.servers["repo"].command == "./run-me"
+
+
+def test_the_oauth_table_is_read_and_checked(paths: Paths, cwd: Path) -> None:
+    write(
+        paths.user_config_file,
+        '[mcp.servers.gh]\nurl = "https://example.com/mcp"\n'
+        'oauth = { client_id = "abc", scopes = ["repo", "read"], redirect_port = 8765 }\n'
+        '[mcp.servers.off]\nurl = "https://example.com/mcp"\noauth = false\n'
+        '[mcp.servers.token]\nurl = "https://example.com/mcp"\n'
+        'headers = { authorization = "Bearer x" }\n'
+        '[mcp.servers.plain]\nurl = "https://example.com/mcp"\n'
+        '[mcp.servers.local]\ncommand = "x"\n',
+    )
+    servers = load_config(paths, cwd).settings.mcp.servers
+    login = servers["gh"].login
+    assert login is not None and login.client_id == "abc" and login.redirect_port == 8765
+    assert login.scopes == ["repo", "read"]
+    assert servers["plain"].login is not None and servers["plain"].login.client_id is None
+    # Not logged in to: told not to, given a token, or no HTTP at all.
+    assert [servers[name].login for name in ("off", "token", "local")] == [None] * 3
+
+
+@pytest.mark.parametrize(
+    ("oauth", "message"),
+    [
+        ('{ client_secret = "s" }', "client_secret needs client_id"),
+        ("{ redirect_port = 70000 }", "less than or equal to 65535"),
+        ('{ client = "x" }', "unknown key"),
+    ],
+)
+def test_a_bad_oauth_table_is_reported(paths: Paths, cwd: Path, oauth: str, message: str) -> None:
+    write(
+        paths.user_config_file,
+        f'[mcp.servers.gh]\nurl = "https://example.com/mcp"\noauth = {oauth}\n',
+    )
+    loaded = load_config(paths, cwd)
+    keys = [p.key or "" for p in loaded.problems if message in p.message]
+    assert keys and keys[0].startswith("mcp.servers.gh.oauth")

@@ -12,7 +12,7 @@ from typing import Literal, Self, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["McpServer", "McpSettings", "McpToolFilter", "Transport"]
+__all__ = ["McpOAuth", "McpServer", "McpSettings", "McpToolFilter", "Transport"]
 
 Transport: TypeAlias = Literal["stdio", "http", "sse"]
 #: Names become part of tool names (``mcp__<server>__<tool>``), which providers restrict.
@@ -36,6 +36,28 @@ class McpToolFilter(_Table):
         return allowed and tool not in self.deny
 
 
+class McpOAuth(_Table):
+    """How picode logs in to an HTTP server that asks for OAuth (docs/mcp.md "OAuth")."""
+
+    enabled: bool = True
+    """``oauth = false`` is ``enabled = false``: never log in."""
+    client_id: str | None = Field(default=None, min_length=1)
+    """A client registered with the authorization server beforehand; without it picode
+    registers itself (dynamic client registration)."""
+    client_secret: str | None = Field(default=None, min_length=1)
+    """The secret of ``client_id``, when the server gave it one."""
+    scopes: list[str] | None = None
+    """The scopes asked for; the server's own choice when unset."""
+    redirect_port: int | None = Field(default=None, ge=1, le=65535)
+    """The loopback port the browser is sent back to (any free port when unset)."""
+
+    @model_validator(mode="after")
+    def _secret_needs_id(self) -> Self:
+        if self.client_secret and not self.client_id:
+            raise ValueError("client_secret needs client_id")
+        return self
+
+
 class McpServer(_Table):
     transport: Transport | None = None
     command: str | None = Field(default=None, min_length=1)
@@ -48,6 +70,13 @@ class McpServer(_Table):
     timeout_s: float = Field(default=60.0, gt=0)
     """How long one tool call (and the connection) may take."""
     tools: McpToolFilter = Field(default_factory=McpToolFilter)
+    oauth: McpOAuth = Field(default_factory=McpOAuth)
+    """How to log in; ``oauth = false``: never (a server answering 401 fails)."""
+
+    @field_validator("oauth", mode="before")
+    @classmethod
+    def _oauth_switch(cls, value: object) -> object:
+        return {"enabled": value} if isinstance(value, bool) else value
 
     @model_validator(mode="after")
     def _one_transport(self) -> Self:
@@ -68,6 +97,16 @@ class McpServer(_Table):
         if self.transport is not None:
             return self.transport
         return "stdio" if self.command else "http"
+
+    @property
+    def login(self) -> McpOAuth | None:
+        """How to log in, or None: a stdio server, ``oauth = false``, or an Authorization
+        header given in ``headers`` (that is the server's credential then)."""
+        if self.kind == "stdio" or not self.oauth.enabled:
+            return None
+        if any(name.lower() == "authorization" for name in self.headers):
+            return None
+        return self.oauth
 
 
 class McpSettings(_Table):

@@ -6,6 +6,11 @@ the session loads when at least one server is enabled.
 
 from __future__ import annotations
 
-from picode.session.mcp.status import McpServerStatus, McpState, tool_display_name
+from picode.session.mcp.status import (
+    McpLoginError,
+    McpServerStatus,
+    McpState,
+    tool_display_name,
+)
 
-__all__ = ["McpServerStatus", "McpState", "tool_display_name"]
+__all__ = ["McpLoginError", "McpServerStatus", "McpState", "tool_display_name"]

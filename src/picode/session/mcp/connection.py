@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TextIO, cast
+from typing import TYPE_CHECKING, Any, Self, TextIO, cast
 
 import anyio
 from mcp import ClientSession, types
@@ -26,7 +26,12 @@ from mcp.shared.message import SessionMessage
 from picode import __version__
 from picode.agent.tool import ToolError
 from picode.session.config.mcp import McpServer
-from picode.session.mcp.status import McpServerStatus, McpState
+from picode.session.mcp.status import McpLoginError, McpServerStatus, McpState
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from picode.session.models.auth import AuthStore
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +45,17 @@ Changed = Callable[[], None]
 
 
 class McpConnection:
-    def __init__(self, name: str, config: McpServer, cwd: Path, on_change: Changed) -> None:
+    def __init__(
+        self,
+        name: str,
+        config: McpServer,
+        cwd: Path,
+        on_change: Changed,
+        auth: AuthStore | None = None,
+    ) -> None:
         self.name = name
+        #: Where OAuth tokens live; None: never log in.
+        self.auth = auth
         self.config = config
         self.cwd = cwd
         self._on_change = on_change
@@ -58,9 +72,56 @@ class McpConnection:
         self._refreshing: set[asyncio.Task[None]] = set()
         #: The last HTTP error status of the current attempt (http servers).
         self._http_error: int | None = None
+        #: Why OAuth could not authorize the current attempt (NeedsLogin: only a login can).
+        self._auth_failure: Exception | None = None
 
     def status(self, offered: tuple[str, ...]) -> McpServerStatus:
-        return McpServerStatus(self.name, self.config.kind, self.state, offered, self.error)
+        return McpServerStatus(
+            self.name, self.config.kind, self.state, offered, self.error, self._login_state()
+        )
+
+    def _login_state(self) -> str | None:
+        if self.auth is None or self.config.login is None:
+            return None
+        entry = self.auth.entry(f"mcp:{self.name}")
+        logged_in = entry.get("url") == self.config.url and bool(entry.get("tokens"))
+        return "logged in" if logged_in else "not logged in"
+
+    # --- OAuth ---------------------------------------------------------------------------
+
+    async def login(self, show: Callable[[str], Any]) -> None:
+        """Authorize picode in the browser (``show`` gets the URL), then connect again.
+        Raises ``McpLoginError``."""
+        from picode.session.mcp.oauth import login
+
+        if self.auth is None or self.config.login is None:
+            raise McpLoginError(self._no_login())
+        await login(self.name, self.config, self.auth, show)
+        await self.restart()
+
+    async def logout(self) -> str:
+        """Forget (and revoke) the tokens; the connection is made again without them."""
+        from picode.session.mcp.oauth import logout
+
+        if self.auth is None or self.config.login is None:
+            raise McpLoginError(self._no_login())
+        had, problem = await logout(self.name, self.config, self.auth)
+        if not had:
+            return f"Not logged in to '{self.name}'."
+        await self.restart()
+        if problem:
+            return f"Logged out of '{self.name}' (the server did not revoke the tokens: {problem})."
+        return f"Logged out of '{self.name}'."
+
+    def _no_login(self) -> str:
+        if self.config.kind == "stdio":
+            return f"'{self.name}' is a stdio server: there is nothing to log in to."
+        return f"'{self.name}' does not use OAuth (oauth = false, or an Authorization header)."
+
+    async def restart(self) -> None:
+        await self.stop()
+        self._stopping = False
+        self.start()
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -83,7 +144,7 @@ class McpConnection:
 
     async def stop(self) -> None:
         self._stopping = True
-        if self.state not in ("disabled", "failed", "timed_out"):
+        if self.state not in ("disabled", "failed", "timed_out", "needs_login"):
             self._set("stopped", None)
         self._wake.set()
         if self._connecting is not None:
@@ -109,6 +170,7 @@ class McpConnection:
         stderr = _stderr_file() if self.config.kind == "stdio" else None
         cwd = self._server_cwd()
         self._http_error = None
+        self._auth_failure = None
         try:
             async with self._transport(stderr, cwd) as (read, write):
                 watched = _WatchedStream(read, self._wake.set)
@@ -128,6 +190,9 @@ class McpConnection:
                     self._connecting = None
                     if self._stopping:
                         return
+                    if connecting.cancelled_caught:
+                        self._set(*self._auth_state())
+                        return
                     self._session, self.tools, ready = session, tools, True
                     self._set("ready", None)
                     settled.set_result(None)
@@ -136,11 +201,13 @@ class McpConnection:
                     # stdio server): a call meanwhile must start a new one, not find "ready".
                     self._session = None
                     if not self._stopping:
-                        self._set("disconnected", "the server closed the connection")
-            if not self._stopping and self.state != "disconnected":
-                self._set("disconnected", "the server closed the connection")
+                        self._set(*self._gone())
+            if not self._stopping and self.state not in ("disconnected", "needs_login"):
+                self._set(*self._gone())
         except Exception as exc:  # whatever the transport or the server did: shown, not raised
-            if isinstance(innermost(exc), TimeoutError) and not ready:
+            if self._auth_failure is not None and not self._stopping:
+                self._set(*self._auth_state())
+            elif isinstance(innermost(exc), TimeoutError) and not ready:
                 self._set("timed_out", f"no answer within {timeout:g} s")
             elif not self._stopping:
                 text = _http_reason(self._http_error) or describe_error(exc)
@@ -155,9 +222,45 @@ class McpConnection:
             if stderr is not None:
                 stderr.close()
 
+    def _auth_state(self) -> tuple[McpState, str]:
+        from picode.session.mcp.oauth import NeedsLogin
+
+        if isinstance(self._auth_failure, NeedsLogin):
+            return "needs_login", (
+                f"run /mcp login {self.name} (or picode mcp login {self.name}) to authorize picode"
+            )
+        return "failed", f"OAuth: {describe_error(self._auth_failure or Exception())}"
+
+    def _on_auth_failure(self, exc: Exception) -> None:
+        """The OAuth flow failed inside the transport, which only logs it: stop waiting for
+        an answer that will not come."""
+        self._auth_failure = exc
+        if self._connecting is not None:
+            self._connecting.cancel()
+        elif self._session is not None:
+            self._session = None
+            self._set(*self._auth_state())
+            self._wake.set()
+
+    def _gone(self) -> tuple[McpState, str]:
+        if self._auth_failure is not None:
+            return self._auth_state()
+        return "disconnected", "the server closed the connection"
+
+    def _oauth(self) -> httpx2.Auth | None:
+        if self.auth is None or self.config.login is None:
+            return None
+        from picode.session.mcp.oauth import session_auth
+
+        return session_auth(self.name, self.config, self.auth, self._on_auth_failure)
+
     @contextlib.asynccontextmanager
     async def _transport(self, stderr: TextIO | None, cwd: Path) -> AsyncIterator[tuple[Any, Any]]:
         config = self.config
+        if config.kind != "stdio":
+            async with http_transport(config, self._oauth(), self._note_http_status) as streams:
+                yield streams
+            return
         if config.kind == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -167,22 +270,6 @@ class McpConnection:
                 command=config.command, args=config.args, env=config.env or None, cwd=cwd
             )
             async with stdio_client(params, errlog=stderr) as streams:
-                yield streams
-        elif config.kind == "http":
-            from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
-
-            assert config.url is not None
-            async with create_mcp_http_client(headers=config.headers or None) as client:
-                # The SDK answers an HTTP error with a generic JSON-RPC error: keep the status.
-                client.event_hooks["response"].append(self._note_http_status)
-                async with streamable_http_client(config.url, http_client=client) as streams:
-                    yield streams
-        else:
-            from mcp.client.sse import sse_client
-
-            assert config.url is not None
-            async with sse_client(config.url, headers=config.headers or None) as streams:
                 yield streams
 
     async def _note_http_status(self, response: Any) -> None:
@@ -255,7 +342,7 @@ class McpConnection:
     async def _connected(self) -> ClientSession:
         if self._session is not None:
             return self._session
-        if self.state in ("failed", "timed_out", "disconnected"):
+        if self.state in ("failed", "timed_out", "disconnected", "needs_login"):
             old = self._task
             if old is not None and not old.done():
                 # The last attempt is still winding down (closing its streams).
@@ -273,6 +360,41 @@ class McpConnection:
             self._session = None
             self._set("disconnected", "the connection was lost")
             self._wake.set()
+
+
+@contextlib.asynccontextmanager
+async def http_transport(
+    config: McpServer, auth: httpx2.Auth | None, on_response: Callable[[Any], Any] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The streams of an http or sse server, through ``auth`` (OAuth) when given."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    assert config.url is not None
+    if config.kind == "http":
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with create_mcp_http_client(headers=config.headers or None, auth=auth) as client:
+            if on_response is not None:
+                # The SDK answers an HTTP error with a generic JSON-RPC error: keep the status.
+                client.event_hooks["response"].append(on_response)
+            async with streamable_http_client(config.url, http_client=client) as streams:
+                yield streams
+    else:
+        from mcp.client.sse import sse_client
+
+        async with sse_client(config.url, headers=config.headers or None, auth=auth) as streams:
+            yield streams
+
+
+async def handshake(config: McpServer, auth: httpx2.Auth) -> None:
+    """Connect and initialize once, through ``auth``: what a login needs to be asked for."""
+    async with (
+        http_transport(config, auth) as (read, write),
+        ClientSession(
+            read, write, client_info=types.Implementation(name="picode", version=__version__)
+        ) as session,
+    ):
+        await session.initialize()
 
 
 class _WatchedStream:
@@ -353,9 +475,8 @@ def _http_reason(status: int | None) -> str | None:
     """What an HTTP error status at connection time means for the person."""
     if status in (401, 403):
         return (
-            f"HTTP {status}: the server needs authorisation, which picode does not do for MCP "
-            "servers yet; if it takes a token, give it in headers "
-            '(headers = { Authorization = "Bearer …" })'
+            f"HTTP {status}: the server needs authorisation; give its token in headers "
+            '(headers = { Authorization = "Bearer …" }) or let picode log in (oauth)'
         )
     if status is not None:
         return f"HTTP {status} from the server"

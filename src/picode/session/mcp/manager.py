@@ -20,14 +20,23 @@ from picode.session.mcp.tool import McpTool, model_tool_name
 if TYPE_CHECKING:
     from mcp import types
 
+    from picode.session.models.auth import AuthStore
+
 
 class McpManager:
     def __init__(
-        self, servers: Mapping[str, McpServer], cwd: Path, on_change: Callable[[], None]
+        self,
+        servers: Mapping[str, McpServer],
+        cwd: Path,
+        on_change: Callable[[], None],
+        auth: AuthStore | None = None,
     ) -> None:
         self._connections = [
-            McpConnection(name, config, cwd, on_change) for name, config in servers.items()
+            McpConnection(name, config, cwd, on_change, auth) for name, config in servers.items()
         ]
+
+    def connection(self, name: str) -> McpConnection | None:
+        return next((c for c in self._connections if c.name == name), None)
 
     def start(self) -> None:
         for connection in self._connections:

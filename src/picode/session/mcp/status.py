@@ -6,12 +6,23 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 McpState: TypeAlias = Literal[
-    "connecting", "ready", "failed", "timed_out", "disconnected", "disabled", "stopped"
+    "connecting",
+    "ready",
+    "needs_login",
+    "failed",
+    "timed_out",
+    "disconnected",
+    "disabled",
+    "stopped",
 ]
 
 #: Prefix and separator of the names MCP tools have for the model: ``mcp__<server>__<tool>``.
 TOOL_PREFIX = "mcp__"
 TOOL_SEPARATOR = "__"
+
+
+class McpLoginError(Exception):
+    """A login to an MCP server (or a logout) did not complete; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,8 +33,10 @@ class McpServerStatus:
     state: McpState
     #: The tools offered to the model (their ``mcp__`` names), in the server's order.
     tools: tuple[str, ...] = ()
-    #: Why the server is failed, timed out or disconnected.
+    #: Why the server is failed, timed out, disconnected or needs a login.
     error: str | None = None
+    #: OAuth: "logged in", "not logged in"; None when picode does not log in to it.
+    login: str | None = None
 
     @property
     def summary(self) -> str:

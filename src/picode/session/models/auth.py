@@ -51,6 +51,22 @@ class AuthStore:
         data[provider] = {"api_key": key.strip()}
         self._save(data)
 
+    def entry(self, name: str) -> dict[str, Any]:
+        """The whole entry ``name`` (an MCP server's login: ``mcp:<server>``); empty when
+        there is none or the file cannot be read."""
+        try:
+            entry = self._load().get(name)
+        except AuthFileError as exc:
+            self.problem = str(exc)
+            return {}
+        return dict(entry) if isinstance(entry, dict) else {}
+
+    def put(self, name: str, entry: dict[str, Any]) -> None:
+        """Replace the entry ``name``; raises ``AuthFileError`` as ``set`` does."""
+        data = self._load()
+        data[name] = entry
+        self._save(data)
+
     def remove(self, provider: str) -> bool:
         data = self._load()
         if provider not in data:
