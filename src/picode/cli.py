@@ -25,6 +25,7 @@ examples:
   picode --mode rpc                      JSON commands on stdin, events on stdout
   picode mcp list                        MCP servers from config.toml (docs/mcp.md)
   picode mcp add NAME -- CMD ARGS...     add a stdio MCP server to your config.toml
+  picode mcp login NAME                  log in to an HTTP MCP server (OAuth, browser)
 
 keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY), and the
 presets' own (OPENROUTER_API_KEY, GROQ_API_KEY, ...; --list-models shows which are set);

@@ -1,4 +1,5 @@
-"""``picode mcp list`` and ``picode mcp add NAME -- COMMAND ARGS...`` (docs/mcp.md).
+"""``picode mcp list``, ``picode mcp add NAME -- COMMAND ARGS...`` and ``picode mcp
+login/logout NAME`` (docs/mcp.md).
 
 ``add`` edits the user's ``config.toml`` with tomlkit so its comments and layout stay; it
 refuses to replace a server that exists and never writes a file it could not parse.
@@ -8,28 +9,42 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from picode.session.config.mcp import McpServer
 
 USAGE = """\
 usage: picode mcp list
        picode mcp add NAME [--env KEY=VALUE]... [--timeout SECONDS] -- COMMAND [ARGS...]
        picode mcp add NAME --url URL [--header 'Name: value']... [--sse]
+       picode mcp login NAME
+       picode mcp logout NAME
 
 (a prompt that starts with the word "mcp" is sent with: picode -- mcp ...)
 """
 
 
 def run_mcp_command(
-    argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None
+    argv: Sequence[str],
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    browser: Callable[[str], object] | None = None,
 ) -> int:
-    """Exit code 0 on success, 1 when the config could not be changed, 2 for bad usage."""
+    """Exit code 0 on success, 1 when the config could not be changed or a login failed,
+    2 for bad usage. ``browser`` opens the login address (the person's browser)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
-    if not argv or argv[0] not in ("list", "add"):
+    if not argv or argv[0] not in ("list", "add", "login", "logout"):
         err.write(USAGE)
         return 2
+    if argv[0] in ("login", "logout"):
+        if len(argv) != 2:
+            err.write(USAGE)
+            return 2
+        return _login(argv[0], argv[1], out, err, browser)
     if argv[0] == "list":
         if len(argv) > 1:
             err.write(USAGE)
@@ -59,6 +74,72 @@ def _list(out: TextIO, err: TextIO) -> int:
     if any(gate.loc[:1] == ("mcp",) for gate in loaded.ignored):
         out.write("This folder is not trusted: its .picode/config.toml servers are not listed.\n")
     return 0
+
+
+def _login(
+    command: str, name: str, out: TextIO, err: TextIO, browser: Callable[[str], object] | None
+) -> int:
+    import asyncio
+
+    from picode.ai.untrusted import safe
+    from picode.session.mcp import McpLoginError, open_browser
+    from picode.session.models.auth import AuthFileError, AuthStore
+    from picode.session.paths import resolve_paths
+
+    server = _server(name, err)
+    if server is None:
+        return 1
+    if server.login is None:
+        why = (
+            "a stdio server"
+            if server.kind == "stdio"
+            else "oauth = false or an Authorization header"
+        )
+        err.write(f"picode mcp {command}: '{name}' does not log in ({why})\n")
+        return 1
+    auth = AuthStore(resolve_paths().auth_file)
+    opener = browser or open_browser
+
+    def show(url: str) -> None:
+        out.write(f"To log in to '{name}', open this address in your browser:\n  {safe(url)}\n")
+        out.flush()
+        opener(url)
+
+    from picode.session.mcp.oauth import login, logout
+
+    try:
+        if command == "login":
+            asyncio.run(login(name, server, auth, show))
+            out.write(f"Logged in to '{name}'.\n")
+            return 0
+        had, problem = asyncio.run(logout(name, server, auth))
+    except (McpLoginError, AuthFileError) as exc:
+        err.write(f"picode mcp {command}: {safe(str(exc))}\n")
+        return 1
+    except KeyboardInterrupt:
+        err.write(f"picode mcp {command}: interrupted\n")
+        return 130
+    if not had:
+        out.write(f"Not logged in to '{name}'.\n")
+    elif problem:
+        out.write(f"Logged out of '{name}' (the server did not revoke the tokens: {problem}).\n")
+    else:
+        out.write(f"Logged out of '{name}'.\n")
+    return 0
+
+
+def _server(name: str, err: TextIO) -> McpServer | None:
+    from picode.session.config.settings import load_config
+    from picode.session.paths import resolve_paths
+    from picode.session.safety.trust import assess_project
+
+    paths = resolve_paths()
+    cwd = Path.cwd()
+    loaded = load_config(paths, cwd, project_trusted=assess_project(paths, cwd).trusted)
+    server = loaded.settings.mcp.servers.get(name)
+    if server is None:
+        err.write(f"picode mcp: no server named '{name}' (picode mcp list shows them)\n")
+    return server
 
 
 def _add_parser() -> argparse.ArgumentParser:

@@ -52,6 +52,7 @@ from picode.session.events import (
 )
 from picode.session.extensions.loader import ExtensionHost
 from picode.session.hooks.hooks import HookRunner
+from picode.session.mcp.controls import McpControls
 from picode.session.models.controls import ModelControls
 from picode.session.models.credentials import Credentials
 from picode.session.options import SessionOptions
@@ -95,6 +96,7 @@ class AgentSession(
     SessionSwitching,
     RewindControls,
     PromptControls,
+    McpControls,
 ):
     """Use ``await AgentSession.open(options)``; every part exists once constructed."""
 
@@ -211,7 +213,7 @@ class AgentSession(
         # The SDK is imported only now: a session without servers never loads it.
         from picode.session.mcp.manager import McpManager
 
-        self._mcp = McpManager(servers, self.cwd, self._mcp_changed)
+        self._mcp = McpManager(servers, self.cwd, self._mcp_changed, self._credentials.auth)
         self._mcp.start()
 
     def _mcp_changed(self) -> None:

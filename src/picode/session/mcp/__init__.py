@@ -6,6 +6,7 @@ the session loads when at least one server is enabled.
 
 from __future__ import annotations
 
+from picode.session.mcp.browser import open_browser
 from picode.session.mcp.status import (
     McpLoginError,
     McpServerStatus,
@@ -13,4 +14,4 @@ from picode.session.mcp.status import (
     tool_display_name,
 )
 
-__all__ = ["McpLoginError", "McpServerStatus", "McpState", "tool_display_name"]
+__all__ = ["McpLoginError", "McpServerStatus", "McpState", "open_browser", "tool_display_name"]

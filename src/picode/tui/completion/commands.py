@@ -68,7 +68,7 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("name", "Name this session", "<name>"),
     SlashCommand("copy", "Copy the last reply to the clipboard"),
     SlashCommand("export", "Export the session to HTML and Markdown", "[path]"),
-    SlashCommand("mcp", "Show the MCP servers: state, tools and errors"),
+    SlashCommand("mcp", "MCP servers: state, tools, errors; /mcp login|logout NAME"),
     SlashCommand("skills", "Show the skills found and where they come from"),
     SlashCommand("hotkeys", "Show the key bindings"),
     SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),

@@ -24,6 +24,7 @@ from picode.tui.completion.commands import (
 )
 from picode.tui.controllers.command_error import CommandError, session_of
 from picode.tui.controllers.help import TemplateCommands, help_views
+from picode.tui.controllers.mcp_commands import McpCommands
 from picode.tui.controllers.rewind_commands import RewindCommands
 from picode.tui.controllers.session_commands import SessionCommands
 from picode.tui.controllers.skill_commands import SkillCommands
@@ -66,7 +67,7 @@ class CommandController:
             "name": self.sessions.name,
             "copy": self.copy,
             "export": self.export,
-            "mcp": self.mcp,
+            "mcp": McpCommands(host).run,
             "skills": self.skills.list,
             "hotkeys": self.hotkeys,
             "trust": self.trust,
@@ -274,22 +275,6 @@ class CommandController:
             self.host.report(f"Theme: {name} for this run; not saved: {exc}", "warning")
             return
         self.host.report(f"Theme: {name} (saved in {file}).")
-
-    async def mcp(self, argument: str) -> None:
-        servers = self.session_or_error().mcp_servers()
-        if not servers:
-            self.host.report(
-                "No MCP servers are configured: add [mcp.servers.NAME] to config.toml "
-                "or run picode mcp add."
-            )
-            return
-        lines: list[str | tuple[str, str]] = []
-        for status in servers:
-            lines.append((status.name, f"{status.summary} · {status.transport}"))
-            if status.tools:
-                short = [name.rpartition("__")[2] for name in status.tools]
-                lines.append(("", ", ".join(short)))
-        self.host.transcript.add(InfoView("MCP servers", lines))
 
     async def help(self, argument: str) -> None:
         for view in help_views(self.current(), self.host.hotkey_lines(), self.host.config):

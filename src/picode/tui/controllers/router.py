@@ -265,7 +265,8 @@ class EventRouter:
         for status in servers:
             before = self._mcp_states.get(status.name)
             self._mcp_states[status.name] = status.state
-            if status.state in ("failed", "timed_out", "disconnected") and before != status.state:
+            warn = ("failed", "timed_out", "disconnected", "needs_login")
+            if status.state in warn and before != status.state:
                 self.notice(f"MCP server '{status.name}' {status.summary} (/mcp)", "warning")
 
     def _show_interrupted(self) -> None:

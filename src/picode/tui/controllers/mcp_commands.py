@@ -1,0 +1,68 @@
+"""``/mcp``: the servers, their states and logins; ``/mcp login NAME``, ``/mcp logout NAME``
+(docs/mcp.md "OAuth")."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from picode.session.mcp import McpLoginError, open_browser
+from picode.tui.controllers.command_error import CommandError, session_of
+from picode.tui.widgets.info import InfoView
+
+if TYPE_CHECKING:
+    from picode.tui.controllers.host import CommandHost
+
+USAGE = "/mcp lists the servers; /mcp login NAME and /mcp logout NAME log in to one (OAuth)."
+
+
+class McpCommands:
+    def __init__(self, host: CommandHost) -> None:
+        self.host = host
+
+    async def run(self, argument: str) -> None:
+        words = argument.split()
+        if not words:
+            self.list()
+        elif words[0] in ("login", "logout") and len(words) == 2:
+            await (self.login if words[0] == "login" else self.logout)(words[1])
+        else:
+            raise CommandError(USAGE)
+
+    def list(self) -> None:
+        servers = session_of(self.host).mcp_servers()
+        if not servers:
+            self.host.report(
+                "No MCP servers are configured: add [mcp.servers.NAME] to config.toml "
+                "or run picode mcp add."
+            )
+            return
+        lines: list[str | tuple[str, str]] = []
+        for status in servers:
+            login = f" · {status.login}" if status.login else ""
+            lines.append((status.name, f"{status.summary} · {status.transport}{login}"))
+            if status.tools:
+                short = [name.rpartition("__")[2] for name in status.tools]
+                lines.append(("", ", ".join(short)))
+        self.host.transcript.add(InfoView("MCP servers", lines))
+
+    async def login(self, name: str) -> None:
+        session = session_of(self.host)
+
+        async def show(url: str) -> None:
+            # webbrowser can take a moment (it may start the browser): not on the UI's loop.
+            opened = await asyncio.to_thread(open_browser, url)
+            how = "a browser tab opened for it" if opened else "open this address in a browser"
+            self.host.report(f"Log in to '{name}': {how}: {url}")
+
+        try:
+            await session.mcp_login(name, show)
+        except McpLoginError as exc:
+            raise CommandError(f"/mcp login {name}: {exc}") from None
+        self.host.report(f"Logged in to '{name}'.")
+
+    async def logout(self, name: str) -> None:
+        try:
+            self.host.report(await session_of(self.host).mcp_logout(name))
+        except McpLoginError as exc:
+            raise CommandError(f"/mcp logout {name}: {exc}") from None
