@@ -213,7 +213,7 @@ class AgentSession(
         # The SDK is imported only now: a session without servers never loads it.
         from picode.session.mcp.manager import McpManager
 
-        self._mcp = McpManager(servers, self.cwd, self._mcp_changed, self._credentials.auth)
+        self._mcp = McpManager(servers, self.cwd, self._mcp_changed, self._mcp_hooks())
         self._mcp.start()
 
     def _mcp_changed(self) -> None:

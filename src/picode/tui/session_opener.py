@@ -54,6 +54,9 @@ class OpenerHost(RouterHost, Protocol):
     @property
     def notifier(self) -> TerminalNotifier: ...
 
+    @property
+    def app(self) -> Any: ...
+
     def refresh_completion(self) -> None: ...
 
     def call_after_refresh(
@@ -90,6 +93,9 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
         host.unsubscribers.append(host.warmup.follow(session))
     host.commands.sync_extensions(session)
     host.approvals.attach(session)
+    from picode.tui.elicitation import Elicitations  # its widgets: not on the first frame
+
+    session.set_elicitor(Elicitations(host.app).ask)
     host.history.show_tail()
     host.todo_panel.show(session.todos)  # a resumed session's list; then TodosChanged
     host.refresh_footer()

@@ -4,7 +4,8 @@
 ``python server.py sse PORT``. Tools: echo,
 picture (an image), big (long text), broken (an error result), link (resource link and
 embedded resource), crash (the process exits), hang (waits until cancelled and records
-the cancellation in $MCP_TEST_RECORD), grow (adds a tool and says the list changed).
+the cancellation in $MCP_TEST_RECORD), grow (adds a tool and says the list changed), book
+(asks the person for a booking: elicitation).
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 import anyio
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field
 
 #: A 1x1 PNG.
 PIXEL = base64.b64encode(
@@ -99,6 +102,23 @@ async def grow(ctx: Context) -> str:
     server.add_tool(extra, name="extra", description="Added later.")
     await ctx.session.send_tool_list_changed()
     return "grown"
+
+
+class Booking(BaseModel):
+    name: str = Field(title="Your \x1b[31mname", min_length=2)
+    guests: int = Field(title="Guests", ge=1, le=10)
+    vegan: bool = Field(default=False, title="Vegan")
+    table: Literal["inside", "terrace"] = Field(default="inside", title="Table")
+
+
+@server.tool(description="Asks the person to book a table.")
+async def book(ctx: Context) -> str:
+    result = await ctx.elicit("Book a table at \x1b[2JChez MCP?", schema=Booking)
+    record(f"book {result.action}")
+    if result.action == "accept" and result.data is not None:
+        data = result.data
+        return f"booked: {data.name}, {data.guests}, vegan={data.vegan}, {data.table}"
+    return f"not booked: {result.action}"
 
 
 def main() -> None:

@@ -7,6 +7,13 @@ the session loads when at least one server is enabled.
 from __future__ import annotations
 
 from picode.session.mcp.browser import open_browser
+from picode.session.mcp.elicitation import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    ElicitField,
+    Value,
+    convert,
+)
 from picode.session.mcp.status import (
     McpLoginError,
     McpServerStatus,
@@ -14,4 +21,15 @@ from picode.session.mcp.status import (
     tool_display_name,
 )
 
-__all__ = ["McpLoginError", "McpServerStatus", "McpState", "open_browser", "tool_display_name"]
+__all__ = [
+    "ElicitField",
+    "ElicitationAnswer",
+    "ElicitationRequest",
+    "McpLoginError",
+    "McpServerStatus",
+    "McpState",
+    "Value",
+    "convert",
+    "open_browser",
+    "tool_display_name",
+]

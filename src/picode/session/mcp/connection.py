@@ -11,32 +11,38 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 from mcp import ClientSession, types
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
 
 from picode import __version__
 from picode.agent.tool import ToolError
 from picode.session.config.mcp import McpServer
 from picode.session.mcp.status import McpLoginError, McpServerStatus, McpState
+from picode.session.mcp.transport import (
+    CallClocks,
+    WatchedStream,
+    describe_error,
+    http_reason,
+    http_transport,
+    innermost,
+    list_tools,
+    stderr_file,
+    stderr_tail,
+)
 
 if TYPE_CHECKING:
     import httpx2
 
+    from picode.session.mcp.elicitation import Elicitor
     from picode.session.models.auth import AuthStore
 
 log = logging.getLogger(__name__)
 
-#: Shown with a failure: the end of what the server wrote to stderr.
-_STDERR_TAIL = 600
 #: Stopping a server takes at most this long: the SDK closes its stdin, waits 2 s, sends
 #: SIGTERM, waits 2 s more, then SIGKILL.
 _STOP_S = 8.0
@@ -52,8 +58,12 @@ class McpConnection:
         cwd: Path,
         on_change: Changed,
         auth: AuthStore | None = None,
+        elicit: Elicitor | None = None,
     ) -> None:
         self.name = name
+        #: Who answers the server's requests for input; None: declined.
+        self.elicit = elicit
+        self._clocks = CallClocks()
         #: Where OAuth tokens live; None: never log in.
         self.auth = auth
         self.config = config
@@ -167,17 +177,18 @@ class McpConnection:
     async def _serve(self, settled: asyncio.Future[None]) -> None:
         timeout = self.config.timeout_s
         ready = False
-        stderr = _stderr_file() if self.config.kind == "stdio" else None
+        stderr = stderr_file() if self.config.kind == "stdio" else None
         cwd = self._server_cwd()
         self._http_error = None
         self._auth_failure = None
         try:
             async with self._transport(stderr, cwd) as (read, write):
-                watched = _WatchedStream(read, self._wake.set)
+                watched = WatchedStream(read, self._wake.set)
                 async with ClientSession(
                     watched,
                     write,
                     message_handler=self._on_message,
+                    elicitation_callback=self._on_elicit if self.elicit else None,
                     client_info=types.Implementation(name="picode", version=__version__),
                 ) as session:
                     # Our own scope, so that stop() ends a handshake that hangs; cancelling
@@ -186,7 +197,7 @@ class McpConnection:
                         self._connecting = connecting
                         with anyio.fail_after(timeout):
                             await session.initialize()
-                            tools = await _list_tools(session)
+                            tools = await list_tools(session)
                     self._connecting = None
                     if self._stopping:
                         return
@@ -210,8 +221,8 @@ class McpConnection:
             elif isinstance(innermost(exc), TimeoutError) and not ready:
                 self._set("timed_out", f"no answer within {timeout:g} s")
             elif not self._stopping:
-                text = _http_reason(self._http_error) or describe_error(exc)
-                text += _stderr_tail(stderr)
+                text = http_reason(self._http_error) or describe_error(exc)
+                text += stderr_tail(stderr)
                 self._set("disconnected" if ready else "failed", text)
                 log.debug("mcp server %s: %s", self.name, text, exc_info=True)
         finally:
@@ -295,13 +306,35 @@ class McpConnection:
         elif isinstance(message, Exception):
             log.debug("mcp server %s: transport error: %s", self.name, message)
 
+    async def _on_elicit(
+        self, context: Any, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        from picode.session.mcp.elicitation import ElicitationRequest, SchemaError, fields
+
+        assert self.elicit is not None
+        if isinstance(params, types.ElicitRequestURLParams):
+            # URL mode sends the person to a page the server chose: not offered (the
+            # capability says form only), so a server asking anyway is told no.
+            return types.ErrorData(code=types.INVALID_PARAMS, message="URL elicitation unsupported")
+        schema = params.requested_schema
+        raw = schema if isinstance(schema, dict) else schema.model_dump(by_alias=True)
+        try:
+            form = fields(raw)
+        except SchemaError as exc:
+            return types.ErrorData(code=types.INVALID_PARAMS, message=f"picode: {exc}")
+        with self._clocks.person():
+            answer = await self.elicit(ElicitationRequest(self.name, params.message, form))
+        if answer.action != "accept":
+            return types.ElicitResult(action=answer.action)
+        return types.ElicitResult(action="accept", content=dict(answer.content))
+
     async def _refresh_tools(self) -> None:
         session = self._session
         if session is None:
             return
         try:
             with anyio.fail_after(self.config.timeout_s):
-                tools = await _list_tools(session)
+                tools = await list_tools(session)
         except Exception as exc:
             log.debug("mcp server %s: listing tools again failed: %s", self.name, exc)
             return
@@ -318,26 +351,32 @@ class McpConnection:
         session = await self._connected()
         timeout = self.config.timeout_s
         try:
-            return await session.call_tool(tool, arguments, read_timeout_seconds=timeout)
+            # Our own clock, not the SDK's read timeout: it stops while the person answers
+            # the server's question (elicitation).
+            result: types.CallToolResult | None = None
+            with self._clocks.call(timeout):
+                result = await session.call_tool(tool, arguments)
         except MCPError as exc:
-            if exc.code == types.REQUEST_TIMEOUT:
-                raise ToolError(
-                    f"MCP server '{self.name}' did not answer {tool} within {timeout:g} s "
-                    "(timeout_s); the call was cancelled."
-                ) from None
             if exc.code == types.CONNECTION_CLOSED:
                 self._lost(session)
                 raise ToolError(
                     f"MCP server '{self.name}' disconnected during {tool}; the next call "
                     "starts it again."
                 ) from None
-            raise ToolError(f"MCP server '{self.name}': {exc.error.message}") from None
+            if exc.code != types.REQUEST_TIMEOUT:
+                raise ToolError(f"MCP server '{self.name}': {exc.error.message}") from None
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             self._lost(session)
             raise ToolError(
                 f"MCP server '{self.name}' cannot be reached ({describe_error(exc)}); the next "
                 "call starts it again."
             ) from None
+        if result is None:
+            raise ToolError(
+                f"MCP server '{self.name}' did not answer {tool} within {timeout:g} s "
+                "(timeout_s); the call was cancelled."
+            )
+        return result
 
     async def _connected(self) -> ClientSession:
         if self._session is not None:
@@ -360,145 +399,3 @@ class McpConnection:
             self._session = None
             self._set("disconnected", "the connection was lost")
             self._wake.set()
-
-
-@contextlib.asynccontextmanager
-async def http_transport(
-    config: McpServer, auth: httpx2.Auth | None, on_response: Callable[[Any], Any] | None = None
-) -> AsyncIterator[tuple[Any, Any]]:
-    """The streams of an http or sse server, through ``auth`` (OAuth) when given."""
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    assert config.url is not None
-    if config.kind == "http":
-        from mcp.client.streamable_http import streamable_http_client
-
-        async with create_mcp_http_client(headers=config.headers or None, auth=auth) as client:
-            if on_response is not None:
-                # The SDK answers an HTTP error with a generic JSON-RPC error: keep the status.
-                client.event_hooks["response"].append(on_response)
-            async with streamable_http_client(config.url, http_client=client) as streams:
-                yield streams
-    else:
-        from mcp.client.sse import sse_client
-
-        async with sse_client(config.url, headers=config.headers or None, auth=auth) as streams:
-            yield streams
-
-
-async def handshake(config: McpServer, auth: httpx2.Auth) -> None:
-    """Connect and initialize once, through ``auth``: what a login needs to be asked for."""
-    async with (
-        http_transport(config, auth) as (read, write),
-        ClientSession(
-            read, write, client_info=types.Implementation(name="picode", version=__version__)
-        ) as session,
-    ):
-        await session.initialize()
-
-
-class _WatchedStream:
-    """The transport's read stream, telling us when it ends (the server went away)."""
-
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
-        self._inner = inner
-        self._on_end = on_end
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self._inner, "last_context", None)
-
-    async def receive(self) -> SessionMessage | Exception:
-        try:
-            item: SessionMessage | Exception = await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._on_end()
-            raise
-        return item
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        self._on_end()
-        await self._inner.aclose()
-        return None
-
-
-async def _list_tools(session: ClientSession) -> list[types.Tool]:
-    tools: list[types.Tool] = []
-    cursor: str | None = None
-    while True:
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
-
-
-def innermost(exc: BaseException) -> BaseException:
-    """What went wrong, out of the groups the SDK's task groups wrap it in."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def describe_error(exc: BaseException) -> str:
-    exc = innermost(exc)
-    if isinstance(exc, MCPError):
-        return exc.error.message
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _http_reason(status: int | None) -> str | None:
-    """What an HTTP error status at connection time means for the person."""
-    if status in (401, 403):
-        return (
-            f"HTTP {status}: the server needs authorisation; give its token in headers "
-            '(headers = { Authorization = "Bearer …" }) or let picode log in (oauth)'
-        )
-    if status is not None:
-        return f"HTTP {status} from the server"
-    return None
-
-
-def _stderr_file() -> TextIO:
-    """Where a stdio server's stderr goes: never the terminal (it would tear the TUI's
-    screen); its end explains a failure."""
-    try:
-        return cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
-    except OSError:
-        return open(os.devnull, "w", encoding="utf-8")  # closed by _serve
-
-
-def _stderr_tail(stderr: TextIO | None) -> str:
-    if stderr is None:
-        return ""
-    try:
-        stderr.flush()
-        stderr.seek(0)
-        text = stderr.read()[-_STDERR_TAIL:].strip()
-    except (OSError, ValueError):
-        return ""
-    return f" (stderr: {text})" if text else ""

@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 from picode.agent.tool import AgentTool
 from picode.session.config.mcp import McpServer
 from picode.session.mcp.connection import McpConnection
+from picode.session.mcp.controls import McpHooks
 from picode.session.mcp.status import McpServerStatus
 from picode.session.mcp.tool import McpTool, model_tool_name
 
 if TYPE_CHECKING:
     from mcp import types
-
-    from picode.session.models.auth import AuthStore
 
 
 class McpManager:
@@ -29,10 +28,12 @@ class McpManager:
         servers: Mapping[str, McpServer],
         cwd: Path,
         on_change: Callable[[], None],
-        auth: AuthStore | None = None,
+        hooks: McpHooks | None = None,
     ) -> None:
+        hooks = hooks or McpHooks()
         self._connections = [
-            McpConnection(name, config, cwd, on_change, auth) for name, config in servers.items()
+            McpConnection(name, config, cwd, on_change, hooks.auth, hooks.elicit)
+            for name, config in servers.items()
         ]
 
     def connection(self, name: str) -> McpConnection | None:

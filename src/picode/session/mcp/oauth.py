@@ -318,7 +318,7 @@ async def login(
     """Authorize picode for server ``name`` in the browser and store the tokens.
 
     Raises ``LoginError`` with a message for the person."""
-    from picode.session.mcp.connection import describe_error, handshake, innermost
+    from picode.session.mcp.transport import describe_error, handshake, innermost
 
     store = McpTokenStore(auth, name, config)
     store.ignore_tokens = True
