@@ -11,6 +11,7 @@ import pytest
 from picode.ai.providers.faux import text_turn
 from picode.ai.types import ToolResultMessage
 from picode.session.events import Notice
+from picode.session.mcp.connection import McpConnection
 from picode.session.mcp.elicitation import (
     ElicitationAnswer,
     ElicitationRequest,
@@ -102,12 +103,25 @@ def test_without_a_form_the_request_is_declined_with_a_notice(
     assert "notice: MCP server 'files' asked for input and was declined" in text
 
 
-def test_the_call_does_not_time_out_while_the_person_answers(
-    harness: SessionHarness, record: Path
-) -> None:
-    answer = ElicitationAnswer("accept", {"name": "Bo", "guests": 1})
-    text = _book(harness, record, FakeForm(answer, delay=2.5), timeout_s=1.5)
-    assert text.startswith("booked: Bo, 1, vegan=False, inside")
+def test_the_call_does_not_time_out_while_the_person_answers(record: Path, tmp_path: Path) -> None:
+    form = FakeForm(ElicitationAnswer("accept", {"name": "Bo", "guests": 1}), delay=2.5)
+
+    async def scenario() -> str:
+        connection = McpConnection(
+            "files", stdio_server(record), tmp_path, lambda: None, None, form
+        )
+        connection.start()
+        await asyncio.wait_for(connection.wait_settled(), 60)
+        assert connection.state == "ready", connection.error
+        # Connected: now the person takes longer than a call may.
+        connection.config = connection.config.model_copy(update={"timeout_s": 1.0})
+        try:
+            result = await connection.call("book", {})
+        finally:
+            await connection.stop()
+        return "".join(getattr(block, "text", "") for block in result.content)
+
+    assert run(scenario(), timeout=60) == "booked: Bo, 1, vegan=False, inside"
 
 
 def test_fields_read_every_primitive_and_refuse_the_rest() -> None:
