@@ -78,3 +78,8 @@ def test_a_binary_file_is_refused_with_the_reason(tmp_path: Path) -> None:
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02binary")
     with pytest.raises(AttachmentError, match=r"@blob.bin looks like a binary file"):
         attach_mentions("look at @blob.bin", tmp_path)
+
+
+def test_an_mcp_resource_mention_is_left_to_the_session(tmp_path: Path) -> None:
+    found = attach_mentions("see @files:notes://today and @gh:repo://a/b.md", tmp_path)
+    assert (found.blocks, found.warnings) == ([], [])

@@ -345,6 +345,7 @@ class AgentSession(
             raise AgentBusyError(
                 "picode is still working; steer or queue a follow-up, or abort first"
             )
+        text, attachments = await self._mcp_message(text, attachments)
         text, template = self._expand_template(text)
         before = await self._template_model(template)
         try:

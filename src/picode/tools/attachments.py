@@ -29,6 +29,8 @@ from picode.tools.read import (
 #: ``@path`` or ``@"path with spaces"`` at the start of a word (``me@example.com`` is not).
 MENTION = re.compile(r'(?<!\S)@(?:"([^"\n]+)"|(\S+))')
 TRAILING_PUNCTUATION = ",.;:!?)]}'\""
+#: ``server:scheme:…``: an MCP resource mention (docs/mcp.md), not a path.
+_RESOURCE = re.compile(r"^[A-Za-z0-9_-]{1,40}:[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class AttachmentError(ValueError):
@@ -59,6 +61,8 @@ def attach_mentions(text: str, cwd: Path) -> Attachments:
         if not name:
             continue
         path = Path(cwd, Path(name).expanduser())
+        if _RESOURCE.match(name) and not path.exists():
+            continue  # @server:uri, an MCP server's resource: the session attaches it
         if path.is_dir():
             found.warnings.append(f"@{name} is a folder; sent as text (attach files, not folders)")
             continue

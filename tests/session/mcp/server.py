@@ -5,7 +5,8 @@
 picture (an image), big (long text), broken (an error result), link (resource link and
 embedded resource), crash (the process exits), hang (waits until cancelled and records
 the cancellation in $MCP_TEST_RECORD), grow (adds a tool and says the list changed), book
-(asks the person for a booking: elicitation).
+(asks the person for a booking: elicitation). Prompt: review (code, focus). Resource:
+notes://today.
 """
 
 from __future__ import annotations
@@ -119,6 +120,18 @@ async def book(ctx: Context) -> str:
         data = result.data
         return f"booked: {data.name}, {data.guests}, vegan={data.vegan}, {data.table}"
     return f"not booked: {result.action}"
+
+
+@server.prompt(description="Review some code.")
+def review(code: str, focus: str = "bugs") -> str:
+    record(f"prompt review {code} {focus}")
+    return f"Review this code for {focus}:\n{code}"
+
+
+@server.resource("notes://today", name="today", description="Today's notes.")
+def today() -> str:
+    record("read notes://today")
+    return "buy milk\ncall Ada"
 
 
 def main() -> None:

@@ -16,6 +16,9 @@ from picode.session.mcp.elicitation import (
 )
 from picode.session.mcp.status import (
     McpLoginError,
+    McpPrompt,
+    McpPromptError,
+    McpResource,
     McpServerStatus,
     McpState,
     tool_display_name,
@@ -26,6 +29,9 @@ __all__ = [
     "ElicitationAnswer",
     "ElicitationRequest",
     "McpLoginError",
+    "McpPrompt",
+    "McpPromptError",
+    "McpResource",
     "McpServerStatus",
     "McpState",
     "Value",

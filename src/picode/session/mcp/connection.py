@@ -72,6 +72,8 @@ class McpConnection:
         self.state: McpState = "connecting" if config.enabled else "disabled"
         self.error: str | None = None
         self.tools: list[types.Tool] = []
+        self.prompts: list[types.Prompt] = []
+        self.resources: list[types.Resource] = []
         self._session: ClientSession | None = None
         self._task: asyncio.Task[None] | None = None
         #: Settles when the current attempt is ready or has failed.
@@ -196,8 +198,9 @@ class McpConnection:
                     with anyio.CancelScope() as connecting:
                         self._connecting = connecting
                         with anyio.fail_after(timeout):
-                            await session.initialize()
+                            started = await session.initialize()
                             tools = await list_tools(session)
+                            await self._list_extras(session, started.capabilities)
                     self._connecting = None
                     if self._stopping:
                         return
@@ -297,7 +300,13 @@ class McpConnection:
     # --- notifications -------------------------------------------------------------------
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
+        if isinstance(
+            message, types.PromptListChangedNotification | types.ResourceListChangedNotification
+        ):
+            task = asyncio.get_running_loop().create_task(self._refresh_extras())
+            self._refreshing.add(task)
+            task.add_done_callback(self._refreshing.discard)
+        elif isinstance(message, types.ToolListChangedNotification):
             # Listing from inside the handler could hold up the reader that must deliver
             # the answer; a task of its own cannot.
             task = asyncio.get_running_loop().create_task(self._refresh_tools())
@@ -327,6 +336,39 @@ class McpConnection:
         if answer.action != "accept":
             return types.ElicitResult(action=answer.action)
         return types.ElicitResult(action="accept", content=dict(answer.content))
+
+    async def _list_extras(self, session: ClientSession, offers: types.ServerCapabilities) -> None:
+        """The server's prompts and resources: a server that fails to list them still
+        offers its tools."""
+        from picode.session.mcp.extras import list_prompts, list_resources
+
+        try:
+            self.prompts = await list_prompts(session) if offers.prompts else []
+        except MCPError as exc:
+            log.debug("mcp server %s: listing prompts failed: %s", self.name, exc)
+        try:
+            self.resources = await list_resources(session) if offers.resources else []
+        except MCPError as exc:
+            log.debug("mcp server %s: listing resources failed: %s", self.name, exc)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> types.GetPromptResult:
+        session = await self._connected()
+        with anyio.fail_after(self.config.timeout_s):
+            return await session.get_prompt(name, arguments)
+
+    async def read_resource(self, uri: str) -> types.ReadResourceResult:
+        session = await self._connected()
+        with anyio.fail_after(self.config.timeout_s):
+            return await session.read_resource(uri)
+
+    async def _refresh_extras(self) -> None:
+        session = self._session
+        offers = session.server_capabilities if session is not None else None
+        if session is None or offers is None:
+            return
+        with contextlib.suppress(Exception), anyio.fail_after(self.config.timeout_s):
+            await self._list_extras(session, offers)
+            self._on_change()
 
     async def _refresh_tools(self) -> None:
         session = self._session

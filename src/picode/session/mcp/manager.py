@@ -15,7 +15,7 @@ from picode.agent.tool import AgentTool
 from picode.session.config.mcp import McpServer
 from picode.session.mcp.connection import McpConnection
 from picode.session.mcp.controls import McpHooks
-from picode.session.mcp.status import McpServerStatus
+from picode.session.mcp.status import McpPrompt, McpResource, McpServerStatus
 from picode.session.mcp.tool import McpTool, model_tool_name
 
 if TYPE_CHECKING:
@@ -86,6 +86,27 @@ class McpManager:
         }
         gated = frozenset(tool.name for tool in offered if tool.name not in approved)
         return [*own, *offered], gated
+
+    def prompts(self) -> list[tuple[McpConnection, McpPrompt]]:
+        """Every ready server's prompts, each with the connection that runs it."""
+        from picode.session.mcp.extras import prompt_info
+
+        return [
+            (c, prompt_info(c.name, prompt))
+            for c in self._connections
+            if c.state == "ready"
+            for prompt in c.prompts
+        ]
+
+    def resources(self) -> list[McpResource]:
+        from picode.session.mcp.extras import resource_info
+
+        return [
+            resource_info(c.name, resource)
+            for c in self._connections
+            if c.state == "ready"
+            for resource in c.resources
+        ]
 
     def statuses(self) -> list[McpServerStatus]:
         by_server: dict[str, list[str]] = {}

@@ -25,6 +25,10 @@ class McpLoginError(Exception):
     """A login to an MCP server (or a logout) did not complete; the message says why."""
 
 
+class McpPromptError(Exception):
+    """A server's prompt could not be run (a missing argument, the server's error)."""
+
+
 @dataclass(frozen=True, slots=True)
 class McpServerStatus:
     name: str
@@ -56,3 +60,44 @@ def tool_display_name(name: str) -> str | None:
     if not separator or not server or not tool:
         return None
     return f"{server} › {tool}"
+
+
+@dataclass(frozen=True, slots=True)
+class McpPromptArgument:
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class McpPrompt:
+    """A server's prompt, run as the slash command ``/mcp__<server>__<prompt> args``."""
+
+    #: The command's name without the slash: ``mcp__<server>__<prompt>``.
+    command: str
+    server: str
+    #: The prompt's own name on its server.
+    name: str
+    #: The server's words: untrusted, shown escaped.
+    description: str = ""
+    arguments: tuple[McpPromptArgument, ...] = ()
+
+    @property
+    def usage(self) -> str:
+        """``<code> [focus]``: the arguments, required ones first as the server lists them."""
+        return " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in self.arguments)
+
+
+@dataclass(frozen=True, slots=True)
+class McpResource:
+    """A server's resource, attached to a message as ``@<server>:<uri>``."""
+
+    server: str
+    uri: str
+    name: str = ""
+    description: str = ""
+    mime_type: str | None = None
+
+    @property
+    def mention(self) -> str:
+        return f"@{self.server}:{self.uri}"

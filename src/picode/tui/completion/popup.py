@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual.content import Content
@@ -12,6 +13,9 @@ from textual.widgets.option_list import Option
 
 from picode.ai.untrusted import one_line
 from picode.tui.completion.commands import SlashCommand
+
+if TYPE_CHECKING:
+    from picode.session.mcp import McpResource
 
 MAX_ITEMS = 50
 #: Labels are padded to a common width (up to this) so descriptions line up.
@@ -34,6 +38,12 @@ class CompletionItem:
     @classmethod
     def for_path(cls, path: str) -> CompletionItem:
         return cls(path, path)
+
+    @classmethod
+    def for_resource(cls, resource: McpResource) -> CompletionItem:
+        """An MCP server's resource, ``@server:uri`` (its words are escaped when shown)."""
+        mention = resource.mention[1:]
+        return cls(mention, mention, resource.name or resource.description)
 
 
 #: The list's height at most, and at least however short the terminal.

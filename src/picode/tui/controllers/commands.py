@@ -24,7 +24,7 @@ from picode.tui.completion.commands import (
 )
 from picode.tui.controllers.command_error import CommandError, session_of
 from picode.tui.controllers.help import TemplateCommands, help_views
-from picode.tui.controllers.mcp_commands import McpCommands
+from picode.tui.controllers.mcp_commands import McpCommands, McpPromptCommands
 from picode.tui.controllers.rewind_commands import RewindCommands
 from picode.tui.controllers.session_commands import SessionCommands
 from picode.tui.controllers.skill_commands import SkillCommands
@@ -81,6 +81,7 @@ class CommandController:
         #: Every extension command name at the last sync, taken or refused.
         self._synced: set[str] = set()
         self.templates = TemplateCommands(host, self.registry)
+        self.mcp_prompts = McpPromptCommands(host, self.registry)
 
     # --- extension commands --------------------------------------------------------------
 
@@ -104,6 +105,7 @@ class CommandController:
         if session is not None and set(session.extension_commands) != self._synced:
             self.sync_extensions(session)
         self.templates.sync(session)
+        self.mcp_prompts.sync(session)
         self.skills.sync(session)
         return self.registry
 

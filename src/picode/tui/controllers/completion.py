@@ -128,7 +128,8 @@ class CompletionController:
             self.popup.hide()
             return
         if index.path_count <= THREADED_SEARCH_PATHS:
-            self._show([CompletionItem.for_path(p) for p in index.search(query, MAX_ITEMS)])
+            paths = [CompletionItem.for_path(p) for p in index.search(query, MAX_ITEMS)]
+            self._show(self._resources(query) + paths)
             return
         self._host.run_worker(
             self._search_in_thread(index, query, generation),
@@ -140,7 +141,19 @@ class CompletionController:
     async def _search_in_thread(self, index: FileIndex, query: str, generation: int) -> None:
         paths = await asyncio.to_thread(index.search, query, MAX_ITEMS)
         if generation == self._generation:
-            self._show([CompletionItem.for_path(p) for p in paths])
+            self._show(self._resources(query) + [CompletionItem.for_path(p) for p in paths])
+
+    def _resources(self, query: str) -> list[CompletionItem]:
+        """The MCP servers' resources whose ``server:uri`` or name holds what was typed."""
+        session = self._host.session
+        if session is None:
+            return []
+        typed = query.lower()
+        return [
+            CompletionItem.for_resource(resource)
+            for resource in session.mcp_resources()
+            if typed in f"{resource.server}:{resource.uri} {resource.name}".lower()
+        ][:MAX_ITEMS]
 
     # --- keys ------------------------------------------------------------------------------------
 

@@ -85,6 +85,11 @@ if TYPE_CHECKING:
         @property
         def commands(self) -> CommandSource: ...
 
+        @property
+        def session(self) -> AgentSession | None:
+            """Its MCP resources complete after ``@`` too."""
+            ...
+
         def mount(
             self, *widgets: Widget, before: int | str | Widget | None = None
         ) -> AwaitMount: ...

@@ -6,14 +6,53 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from picode.ai.untrusted import one_line
 from picode.session.mcp import McpLoginError, open_browser
+from picode.tui.completion.commands import SlashCommand
 from picode.tui.controllers.command_error import CommandError, session_of
 from picode.tui.widgets.info import InfoView
 
 if TYPE_CHECKING:
-    from picode.tui.controllers.host import CommandHost
+    from picode.session.agent_session import AgentSession
+    from picode.session.mcp import McpPrompt
+    from picode.tui.completion.commands import CommandRegistry
+    from picode.tui.controllers.host import CommandHost, Reporter
 
 USAGE = "/mcp lists the servers; /mcp login NAME and /mcp logout NAME log in to one (OAuth)."
+
+
+class McpPromptCommands:
+    """Keeps the registry's MCP prompt commands those the session's servers offer now (they
+    come and go as servers connect)."""
+
+    def __init__(self, reporter: Reporter, registry: CommandRegistry) -> None:
+        self._reporter = reporter
+        self._registry = registry
+        self._names: list[str] = []
+        self._offered: list[McpPrompt] = []
+
+    def sync(self, session: AgentSession | None) -> None:
+        prompts = session.mcp_prompts() if session is not None else []
+        if prompts == self._offered:
+            return
+        self._offered = prompts
+        for name in self._names:
+            self._registry.remove(name)
+        self._names = []
+        for prompt in prompts:
+            # The server's words: one escaped line each.
+            command = SlashCommand(
+                prompt.command,
+                one_line(prompt.description, 80),
+                one_line(prompt.usage, 40) or None,
+                "template",  # sent as a message: the session runs the prompt
+            )
+            try:
+                self._registry.add(command)
+            except ValueError as exc:
+                self._reporter.report(f"MCP prompt /{prompt.command}: {exc}", "warning")
+                continue
+            self._names.append(prompt.command)
 
 
 class McpCommands:
