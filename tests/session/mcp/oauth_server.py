@@ -1,6 +1,7 @@
 """An OAuth-protected streamable-HTTP MCP server for the tests, with the SDK's server auth.
 
-``python oauth_server.py PORT ACCESS_SECONDS``: the server is its own authorization server
+``python oauth_server.py PORT ACCESS_SECONDS [CLIENT_ID SECRET REDIRECT_URI]``: the server
+is its own authorization server
 (discovery metadata, dynamic registration, authorize, token, revoke), in memory. Authorize
 approves at once: it sends the browser straight back to the client's redirect URI with a
 code. Access tokens live ``ACCESS_SECONDS``. Every grant, refresh, revocation and tool call is
@@ -130,6 +131,16 @@ def main() -> None:
     port, access_seconds = int(sys.argv[1]), int(sys.argv[2])
     base = f"http://127.0.0.1:{port}"
     provider = FakeAuthorizationServer(access_seconds)
+    if len(sys.argv) > 4:
+        # A client registered beforehand: CLIENT_ID CLIENT_SECRET REDIRECT_URI.
+        client_id, secret, redirect = sys.argv[3], sys.argv[4], sys.argv[5]
+        provider.clients[client_id] = OAuthClientInformationFull(
+            client_id=client_id,
+            client_secret=secret,
+            redirect_uris=[redirect],  # type: ignore[list-item]
+            token_endpoint_auth_method="client_secret_post",
+            scope="mcp",
+        )
     server = MCPServer(
         "picode-oauth-test",
         auth_server_provider=provider,

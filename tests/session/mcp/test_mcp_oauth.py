@@ -27,9 +27,11 @@ from tests.session.mcp.conftest import _wait_listening, free_port, recorded, sto
 OAUTH_SERVER = Path(__file__).with_name("oauth_server.py")
 
 
-def start_oauth(port: int, record: Path, access_seconds: int = 3600) -> subprocess.Popen[bytes]:
+def start_oauth(
+    port: int, record: Path, access_seconds: int = 3600, *client: str
+) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER), str(port), str(access_seconds)],
+        [sys.executable, str(OAUTH_SERVER), str(port), str(access_seconds), *client],
         env={**os.environ, "MCP_TEST_RECORD": str(record)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -196,3 +198,72 @@ def test_logout_without_a_login(tmp_path: Path) -> None:
 
 def _text(result: Any) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
+
+
+def test_a_configured_client_logs_in_without_registering(tmp_path: Path, record: Path) -> None:
+    port, redirect_port = free_port(), free_port()
+    redirect = f"http://127.0.0.1:{redirect_port}/callback"
+    process = start_oauth(port, record, 3600, "picode-test", "s3cret-value", redirect)
+    auth = AuthStore(tmp_path / "auth.json")
+    login_config = McpOAuth(
+        client_id="picode-test",
+        client_secret="s3cret-value",
+        secret_method="client_secret_post",
+        redirect_port=redirect_port,
+    )
+    config = server(f"http://127.0.0.1:{port}/mcp", oauth=login_config)
+
+    async def scenario() -> tuple[str, tuple[bool, str | None]]:
+        await login("remote", config, auth, FakeBrowser())
+        connection = await connect("remote", config, auth, tmp_path)
+        result = await connection.call("echo", {"text": "pre"})
+        await connection.stop()
+        return _text(result), await logout("remote", config, auth)
+
+    try:
+        text, (had, problem) = asyncio.run(asyncio.wait_for(scenario(), 60))
+    finally:
+        stop_http(process)
+    assert text == "echo: pre"
+    assert (had, problem) == (True, None)
+    lines = recorded(record)
+    assert "register" not in lines and "token code" in lines and "revoke" in lines
+    stored = auth.entry("mcp:remote")
+    # The secret is the config's: not copied into the auth file.
+    assert "client" not in stored and stored["secret_method"] == "client_secret_post"
+
+
+def test_a_login_asks_for_every_scope_wanted_so_far(tmp_path: Path) -> None:
+    from picode.session.mcp.oauth import _metadata, _Provider
+    from picode.session.mcp.tokens import McpTokenStore
+
+    url = "http://127.0.0.1:9/mcp"
+    config = server(url, oauth=McpOAuth(scopes=["read"]))
+    store = McpTokenStore(AuthStore(tmp_path / "auth.json"), "remote", config)
+    # A session met "403 insufficient_scope" asking for more: the next login asks for it.
+    store.want_scope("admin write")
+    assert store.wanted_scopes() == ("admin write",)
+    provider = _Provider(
+        store,
+        lambda exc: None,
+        interactive=True,
+        server_url=url,
+        client_metadata=_metadata(store),
+    )
+    request = httpx2.Request("POST", url)
+    # A server that let the request through is still asked to authorize.
+    challenge = provider._challenge(request, httpx2.Response(200, request=request))
+    assert challenge.status_code == 401
+    assert challenge.headers["WWW-Authenticate"] == 'Bearer scope="admin write read"'
+    metadata = "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp"
+    refused = httpx2.Response(
+        403,
+        headers={
+            "WWW-Authenticate": f'Bearer error="insufficient_scope", scope="files", '
+            f'resource_metadata="{metadata}"'
+        },
+        request=request,
+    )
+    assert provider._challenge(request, refused).headers["WWW-Authenticate"] == (
+        f'Bearer resource_metadata="{metadata}", scope="files admin write read"'
+    )

@@ -46,6 +46,9 @@ class McpOAuth(_Table):
     registers itself (dynamic client registration)."""
     client_secret: str | None = Field(default=None, min_length=1)
     """The secret of ``client_id``, when the server gave it one."""
+    secret_method: Literal["client_secret_basic", "client_secret_post"] | None = None
+    """How the secret is sent; by default as the authorization server's metadata says
+    (HTTP Basic unless it lists only client_secret_post)."""
     scopes: list[str] | None = None
     """The scopes asked for; the server's own choice when unset."""
     redirect_port: int | None = Field(default=None, ge=1, le=65535)

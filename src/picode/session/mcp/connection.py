@@ -399,6 +399,10 @@ class McpConnection:
             with self._clocks.call(timeout):
                 result = await session.call_tool(tool, arguments)
         except MCPError as exc:
+            if self.state == "needs_login":
+                raise ToolError(
+                    f"MCP server '{self.name}' needs a new login: {self.error}"
+                ) from None
             if exc.code == types.CONNECTION_CLOSED:
                 self._lost(session)
                 raise ToolError(

@@ -10,32 +10,35 @@ listener the browser comes back to, and the rule that only a login the person as
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, cast
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import quote
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.utils import (
+    extract_field_from_www_auth,
+    extract_resource_metadata_from_www_auth,
+    extract_scope_from_www_auth,
+    union_scopes,
+)
 from mcp.shared.auth import (
     AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
-from pydantic import ValidationError
 
 from picode import __version__
 from picode.session.config.mcp import McpOAuth, McpServer
+from picode.session.mcp.loopback import LoopbackListener
 from picode.session.mcp.status import McpLoginError as LoginError
+from picode.session.mcp.tokens import McpTokenStore, auth_key
 from picode.session.models.auth import AuthStore
-from picode.session.safety.secrets import remember_secret
 
 log = logging.getLogger(__name__)
 
-CALLBACK_PATH = "/callback"
 #: How long a login waits for the browser to come back.
 LOGIN_TIMEOUT_S = 300.0
 
@@ -47,103 +50,14 @@ class NeedsLogin(Exception):
     """The server wants an authorization only a login the person starts can give."""
 
 
-def auth_key(server: str) -> str:
-    return f"mcp:{server}"
-
-
-class McpTokenStore:
-    """The SDK's ``TokenStorage`` over the auth file: ``{"url", "tokens", "expires_at",
-    "client", "revocation"}`` under ``mcp:<server>``. Tokens saved for another URL are not
-    sent to this one. Every secret read or written is remembered for redaction."""
-
-    def __init__(
-        self, auth: AuthStore, server: str, config: McpServer, *, persist: bool = True
-    ) -> None:
-        assert config.url is not None
-        self.auth = auth
-        self.server = server
-        self.url = config.url
-        self.login = config.login or McpOAuth()
-        #: False while a session connects: a registration made on its way to "needs login"
-        #: (for a redirect URI no listener serves) is not kept.
-        self.persist = persist
-        self.redirect_uri = "http://127.0.0.1/callback"
-        #: A login starts from no tokens, so the server's 401 starts the authorization.
-        self.ignore_tokens = False
-
-    def _entry(self) -> dict[str, Any]:
-        entry = self.auth.entry(auth_key(self.server))
-        return entry if entry.get("url") == self.url else {}
-
-    def _save(self, **changes: Any) -> None:
-        entry = self._entry()
-        entry.update(changes, url=self.url)
-        self.auth.put(auth_key(self.server), {k: v for k, v in entry.items() if v is not None})
-
-    def logged_in(self) -> bool:
-        return bool(self._entry().get("tokens"))
-
-    def expires_at(self) -> float | None:
-        value = self._entry().get("expires_at")
-        return float(value) if isinstance(value, int | float) else None
-
-    def stored_redirect_port(self) -> int | None:
-        client = self._entry().get("client")
-        uris = client.get("redirect_uris") if isinstance(client, dict) else None
-        if not uris or not isinstance(uris[0], str):
-            return None
-        return urlsplit(uris[0]).port
-
-    async def get_tokens(self) -> OAuthToken | None:
-        raw = self._entry().get("tokens")
-        if self.ignore_tokens or not isinstance(raw, dict):
-            return None
-        try:
-            tokens = OAuthToken.model_validate(raw)
-        except ValidationError:
-            return None
-        remember_secret(tokens.access_token)
-        remember_secret(tokens.refresh_token)
-        return tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        remember_secret(tokens.access_token)
-        remember_secret(tokens.refresh_token)
-        expires = time.time() + int(tokens.expires_in) if tokens.expires_in else None
-        self.ignore_tokens = False
-        self._save(tokens=tokens.model_dump(mode="json", exclude_none=True), expires_at=expires)
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        if self.login.client_id:
-            remember_secret(self.login.client_secret)
-            method = "client_secret_post" if self.login.client_secret else "none"
-            return OAuthClientInformationFull(
-                client_id=self.login.client_id,
-                client_secret=self.login.client_secret,
-                redirect_uris=[self.redirect_uri],  # type: ignore[list-item]
-                token_endpoint_auth_method=method,
-            )
-        raw = self._entry().get("client")
-        if not isinstance(raw, dict):
-            return None
-        try:
-            client = OAuthClientInformationFull.model_validate(raw)
-        except ValidationError:
-            return None
-        remember_secret(client.client_secret)
-        return client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        if self.login.client_id or not self.persist:
-            return
-        remember_secret(client_info.client_secret)
-        self._save(client=client_info.model_dump(mode="json", exclude_none=True))
-
-    def forget_client(self) -> None:
-        self._save(client=None)
-
-    def save_revocation(self, endpoint: str | None) -> None:
-        self._save(revocation=endpoint)
+def _refused(response: httpx2.Response) -> bool:
+    """401, or 403 asking for more scope: what only an authorization answers."""
+    if response.status_code == 401:
+        return True
+    return (
+        response.status_code == 403
+        and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+    )
 
 
 class _Provider(OAuthClientProvider):
@@ -161,6 +75,7 @@ class _Provider(OAuthClientProvider):
         super().__init__(storage=store, **kwargs)
         self._store = store
         self._on_failure = on_failure
+        self._must_authorize = interactive
         #: False: a 401 that refreshing cannot answer is "needs login", with no discovery
         #: or registration on the way (those belong to the login the person starts).
         self._interactive = interactive
@@ -176,6 +91,13 @@ class _Provider(OAuthClientProvider):
             outgoing = await flow.__anext__()
             while True:
                 response = yield outgoing
+                if self._interactive and self._must_authorize:
+                    # A login the person asked for authorizes, even where the server let
+                    # this request through (it may guard only some methods), and asks for
+                    # every scope wanted so far.
+                    self._must_authorize = False
+                    outgoing = await flow.asend(self._challenge(request, response))
+                    continue
                 if response.status_code == 401 and not retried and self._can_refresh():
                     # A token refused before its time (revoked, the server restarted): the
                     # SDK would start a new authorization; refreshing first needs no person.
@@ -185,7 +107,8 @@ class _Provider(OAuthClientProvider):
                     flow = super()._auth_flow(request)
                     outgoing = await flow.__anext__()
                     continue
-                if response.status_code in (401, 403) and not self._interactive:
+                if _refused(response) and not self._interactive:
+                    self._store.want_scope(extract_scope_from_www_auth(response))
                     raise NeedsLogin(self._store.server)
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
@@ -195,6 +118,42 @@ class _Provider(OAuthClientProvider):
             raise
         finally:
             await flow.aclose()
+
+    def _challenge(self, request: httpx2.Request, response: httpx2.Response) -> httpx2.Response:
+        refused = _refused(response)
+        metadata = extract_resource_metadata_from_www_auth(response) if refused else None
+        scope: str | None = extract_scope_from_www_auth(response) if refused else None
+        for more in (*self._store.wanted_scopes(), " ".join(self._store.login.scopes or ())):
+            scope = union_scopes(scope, more or None)
+        parts = [f'resource_metadata="{metadata}"'] if metadata else []
+        if scope:
+            parts.append(f'scope="{scope}"')
+        header = "Bearer " + ", ".join(parts) if parts else "Bearer"
+        return httpx2.Response(401, headers={"WWW-Authenticate": header}, request=request)
+
+    async def _exchange_token_authorization_code(
+        self, auth_code: str, code_verifier: str
+    ) -> httpx2.Request:
+        self._secret_method()
+        return await super()._exchange_token_authorization_code(auth_code, code_verifier)
+
+    async def _refresh_token(self) -> httpx2.Request:
+        self._secret_method()
+        return await super()._refresh_token()
+
+    def _secret_method(self) -> None:
+        """A configured client secret goes the way the authorization server takes it:
+        HTTP Basic unless it only lists client_secret_post (RFC 8414: Basic by default)."""
+        client = self.context.client_info
+        if client is None or not client.client_secret or not self._store.login.client_id:
+            return
+        metadata = self.context.oauth_metadata
+        offered = (metadata.token_endpoint_auth_methods_supported if metadata else None) or []
+        basic = "client_secret_basic" in offered or "client_secret_post" not in offered
+        client.token_endpoint_auth_method = self._store.login.secret_method or (
+            "client_secret_basic" if basic else "client_secret_post"
+        )
+        self._store.save_secret_method(client.token_endpoint_auth_method)
 
     def _can_refresh(self) -> bool:
         return self._initialized and self.context.can_refresh_token()
@@ -240,78 +199,6 @@ def session_auth(
     )
 
 
-class LoopbackListener:
-    """``http://127.0.0.1:PORT/callback``: where the browser brings the authorization code."""
-
-    def __init__(self, server_name: str) -> None:
-        self._name = server_name
-        self._server: asyncio.Server | None = None
-        self._result: asyncio.Future[AuthorizationCodeResult] | None = None
-        self.port = 0
-
-    async def start(self, port: int) -> None:
-        self._result = asyncio.get_running_loop().create_future()
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", port)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    @property
-    def redirect_uri(self) -> str:
-        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
-
-    async def wait(self) -> AuthorizationCodeResult:
-        assert self._result is not None
-        return await asyncio.shield(self._result)
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 2)
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            line = await asyncio.wait_for(reader.readline(), 10)
-            with contextlib.suppress(Exception):
-                while (await asyncio.wait_for(reader.readline(), 10)).strip():
-                    pass
-            status, page = self._answer(line.decode("latin-1"))
-            body = f"<!doctype html><title>picode</title><p>{page}</p>".encode()
-            writer.write(
-                f"HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\n"
-                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                + body
-            )
-            await writer.drain()
-        except (OSError, TimeoutError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-    def _answer(self, request_line: str) -> tuple[str, str]:
-        parts = request_line.split()
-        target = urlsplit(parts[1]) if len(parts) >= 2 and parts[0] == "GET" else None
-        if target is None or target.path != CALLBACK_PATH:
-            return "404 Not Found", "Not found."
-        query = {key: values[0] for key, values in parse_qs(target.query).items()}
-        result = self._result
-        if result is None or result.done():
-            return "409 Conflict", "This login is already over; you can close this tab."
-        if "error" in query:
-            reason = query["error"]
-            if query.get("error_description"):
-                reason += f": {query['error_description']}"
-            result.set_exception(LoginError(f"the authorization server refused: {reason}"))
-            return "400 Bad Request", "The login was refused; see picode for details."
-        if "code" not in query:
-            return "400 Bad Request", "No authorization code in this request."
-        result.set_result(
-            AuthorizationCodeResult(
-                code=query["code"], state=query.get("state"), iss=query.get("iss")
-            )
-        )
-        return "200 OK", "picode is logged in. You can close this tab."
-
-
 async def login(
     name: str, config: McpServer, auth: AuthStore, show: ShowUrl, timeout: float = LOGIN_TIMEOUT_S
 ) -> None:
@@ -322,6 +209,7 @@ async def login(
 
     store = McpTokenStore(auth, name, config)
     store.ignore_tokens = True
+    store.login_running = True
     listener = LoopbackListener(name)
     await _listen(listener, store)
     store.redirect_uri = listener.redirect_uri
@@ -410,7 +298,7 @@ async def logout(name: str, config: McpServer, auth: AuthStore) -> tuple[bool, s
         return False, None
     problem = await _revoke(entry, config)
     # The registration stays (a new login reuses it); the tokens go.
-    kept = {k: v for k, v in entry.items() if k in ("url", "client", "revocation")}
+    kept = {k: v for k, v in entry.items() if k in ("url", "client", "revocation", "secret_method")}
     auth.put(key, kept)
     return True, problem
 
@@ -425,22 +313,25 @@ async def _revoke(entry: dict[str, Any], config: McpServer) -> str | None:
     login = config.login or McpOAuth()
     client_id = login.client_id or client.get("client_id")
     secret = login.client_secret or client.get("client_secret")
+    method = entry.get("secret_method") or client.get("token_endpoint_auth_method")
+    basic = bool(secret) and method == "client_secret_basic"
     problems: list[str] = []
     async with httpx2.AsyncClient(timeout=config.timeout_s) as http:
         for hint in ("refresh_token", "access_token"):
             token = tokens.get(hint)
             if not isinstance(token, str):
                 continue
-            # A public client's secret is the empty string, which RFC 6749 (2.3.1) lets it
-            # send; some servers (the SDK's own) insist on the field.
-            data = {
-                "token": token,
-                "token_type_hint": hint,
-                "client_id": client_id,
-                "client_secret": secret or "",
-            }
+            data = {"token": token, "token_type_hint": hint, "client_id": str(client_id or "")}
+            if not basic:
+                # A public client's secret is the empty string, which RFC 6749 (2.3.1) lets
+                # it send; some servers (the SDK's own) insist on the field.
+                data.update(client_id=str(client_id or ""), client_secret=str(secret or ""))
+            headers = {}
+            if basic:
+                pair = f"{quote(str(client_id), safe='')}:{quote(str(secret), safe='')}"
+                headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
             try:
-                response = await http.post(endpoint, data=data)
+                response = await http.post(endpoint, data=data, headers=headers)
             except httpx2.HTTPError as exc:
                 problems.append(f"{type(exc).__name__}")
                 continue
