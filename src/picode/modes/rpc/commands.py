@@ -310,7 +310,17 @@ async def get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
         }
         for s in server.session.skills
     ]
-    return {"commands": templates + skills}
+    prompts = [
+        {
+            "name": p.command,
+            "description": p.description,
+            "argument_hint": p.usage or None,
+            "source": "mcp",
+            "path": None,
+        }
+        for p in server.session.mcp_prompts()
+    ]
+    return {"commands": templates + skills + prompts}
 
 
 HANDLERS: dict[str, Handler] = {

@@ -23,6 +23,7 @@ from picode.modes.json_lines import TooDeepError, loads_line
 from picode.modes.output import LineWriter
 from picode.modes.rpc.approvals import RpcApprovals
 from picode.modes.rpc.commands import BACKGROUND, HANDLERS, Handler, RpcError
+from picode.modes.rpc.elicitations import RpcElicitations
 from picode.modes.rpc.rewind import HANDLERS as REWIND_HANDLERS
 from picode.modes.serialize import RedactedEvents
 from picode.session.events import SaveFailed
@@ -46,6 +47,9 @@ async def _serve(options: Any) -> int:
     if session is None:
         return EXIT_ERROR
     server = RpcServer(session, out.json, approvals)
+    elicitations = RpcElicitations(out.json)
+    session.set_elicitor(elicitations.ask)
+    server.handlers["elicit"] = elicitations.command
     events = RedactedEvents()
 
     def on_event(event: Any) -> None:
