@@ -55,6 +55,7 @@ def run_mcp_command(
 
 def _list(out: TextIO, err: TextIO) -> int:
     from picode.session.config.settings import load_config
+    from picode.session.models.auth import AuthStore
     from picode.session.paths import resolve_paths
     from picode.session.safety.trust import assess_project
 
@@ -67,9 +68,14 @@ def _list(out: TextIO, err: TextIO) -> int:
     servers = loaded.settings.mcp.servers
     if not servers:
         out.write("No MCP servers configured (add one with: picode mcp add NAME -- COMMAND).\n")
+    auth = AuthStore(paths.auth_file)
     for name, server in servers.items():
         target = server.url if server.url else " ".join([server.command or "", *server.args])
         state = "" if server.enabled else "  (disabled)"
+        if server.login is not None and server.enabled:
+            entry = auth.entry(f"mcp:{name}")
+            logged_in = entry.get("url") == server.url and entry.get("tokens")
+            state = "  (logged in)" if logged_in else "  (not logged in)"
         out.write(f"{name}  {server.kind}  {target}{state}\n")
     if any(gate.loc[:1] == ("mcp",) for gate in loaded.ignored):
         out.write("This folder is not trusted: its .picode/config.toml servers are not listed.\n")

@@ -46,6 +46,7 @@ def run(*argv: str, browser: FakeBrowser | None = None) -> tuple[int, str, str]:
 def test_login_then_logout(paths: Paths, oauth_url: tuple[str, Path]) -> None:
     url, record = oauth_url
     assert run("add", "remote", "--url", url)[0] == 0
+    assert run("list")[1] == f"remote  http  {url}  (not logged in)\n"
     browser = FakeBrowser()
     code, out, err = run("login", "remote", browser=browser)
     assert (code, err) == (0, "")
@@ -54,6 +55,7 @@ def test_login_then_logout(paths: Paths, oauth_url: tuple[str, Path]) -> None:
     stored = json.loads(paths.auth_file.read_text())["mcp:remote"]
     assert stored["url"] == url and stored["tokens"]["access_token"]
     assert stat.S_IMODE(paths.auth_file.stat().st_mode) == 0o600
+    assert run("list")[1] == f"remote  http  {url}  (logged in)\n"
 
     assert run("logout", "remote") == (0, "Logged out of 'remote'.\n", "")
     assert "revoke" in recorded(record)

@@ -272,6 +272,7 @@ async def get_mcp(server: RpcServer, command: dict[str, Any]) -> Any:
                 "state": status.state,
                 "tools": list(status.tools),
                 "error": status.error,
+                "login": status.login,
             }
             for status in server.session.mcp_servers()
         ]
