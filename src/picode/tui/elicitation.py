@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 #: Characters of one line of the server's words.
 WIDTH = 100
+HINT = "tab next field · ctrl+s accept · esc cancel"
 
 
 class ElicitationScreen(ModalScreen[ElicitationAnswer]):
@@ -99,9 +100,7 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
                 yield Button("Accept", id="elicit-accept", variant="primary")
                 yield Button("Decline", id="elicit-decline")
                 yield Button("Cancel", id="elicit-cancel")
-            yield Static(
-                "tab next field · ctrl+s accept · esc cancel", classes="elicit-note", markup=False
-            )
+            yield Static(HINT, classes="elicit-note", id="elicit-hint", markup=False)
 
     def _field(self, index: int, item: ElicitField) -> ComposeResult:
         label = one_line(item.title, WIDTH) + (" *" if item.required else "")
@@ -128,6 +127,17 @@ class ElicitationScreen(ModalScreen[ElicitationAnswer]):
             self.query_one("#elicit-0").focus()
         else:
             self.query_one("#elicit-accept").focus()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The hint names the field being filled in (the cursor alone is easy to lose)."""
+        widget_id = event.widget.id or ""
+        index = widget_id.removeprefix("elicit-")
+        hint = self.query_one("#elicit-hint", Static)
+        if index.isdigit() and int(index) < len(self.request.fields):
+            title = one_line(self.request.fields[int(index)].title, 40)
+            hint.update(f"› {title} · {HINT}")
+        else:
+            hint.update(HINT)
 
     def content(self) -> dict[str, Value] | None:
         """The form's values; None (and the errors shown) when one is wrong."""
