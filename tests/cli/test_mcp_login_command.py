@@ -12,8 +12,11 @@ import pytest
 
 from picode.mcp_command import run_mcp_command
 from picode.session.paths import Paths, resolve_paths
+from tests.cli.apis import ChatDriver
+from tests.cli.harness import PicodeEnv
 from tests.session.mcp.conftest import free_port, recorded, stop_http
 from tests.session.mcp.test_mcp_oauth import FakeBrowser, start_oauth
+from tests.wire.server import WireServer
 
 
 @pytest.fixture
@@ -78,3 +81,20 @@ def test_a_failed_login_exits_1_and_stores_nothing(paths: Paths) -> None:
     code, _, err = run("login", "gone", browser=FakeBrowser())
     assert code == 1 and err.startswith("picode mcp login: ")
     assert not paths.auth_file.exists() or "tokens" not in paths.auth_file.read_text()
+
+
+def test_print_mode_names_a_server_waiting_for_a_login(
+    wire: WireServer, picode: PicodeEnv, oauth_url: tuple[str, Path]
+) -> None:
+    api = ChatDriver()
+    picode.add_config(api.config(wire))
+    picode.add_config(f'[mcp.servers.remote]\nurl = "{oauth_url[0]}"\n')
+    wire.enqueue(api.text("Fine."))
+
+    result = picode.run("-p", "hello", "--model", api.model)
+
+    assert result.returncode == 0, result.stderr
+    assert (
+        "MCP server 'remote' is waiting for a login: run /mcp login remote "
+        "(or picode mcp login remote)" in result.stderr
+    )

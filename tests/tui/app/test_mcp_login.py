@@ -58,7 +58,9 @@ def test_a_server_needing_login_says_so_and_mcp_login_logs_in(
             assert session is not None
             await wait_until(
                 pilot,
-                lambda: has_notice(app, "MCP server 'remote' needs login: run /mcp login remote"),
+                lambda: has_notice(
+                    app, "MCP server 'remote' waiting for a login: run /mcp login remote"
+                ),
                 what="the needs-login notice",
                 timeout=30,
             )

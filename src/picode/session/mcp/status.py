@@ -48,7 +48,8 @@ class McpServerStatus:
         if self.state == "ready":
             count = len(self.tools)
             return f"ready ({count} tool{'s' if count != 1 else ''})"
-        label = self.state.replace("_", " ")
+        label: str = "waiting for a login" if self.state == "needs_login" else self.state
+        label = label.replace("_", " ")
         return f"{label}: {self.error}" if self.error else label
 
 
