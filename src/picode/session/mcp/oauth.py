@@ -61,8 +61,11 @@ def _refused(response: httpx2.Response) -> bool:
 
 
 class _Provider(OAuthClientProvider):
-    """The SDK's provider, told when stored tokens expire: it only knows the expiry of
-    tokens it fetched itself, and would send a stale token instead of refreshing it."""
+    """The SDK's provider, with picode's rules around it: stored tokens carry their expiry
+    (the SDK knows only that of tokens it fetched itself); a token refused early is
+    refreshed before anyone is asked; a session's connection never authorizes (it reports
+    "needs login" and remembers the scope asked for); a login always authorizes, for every
+    scope wanted so far; a configured client's secret goes as the server takes it."""
 
     def __init__(
         self,
