@@ -65,6 +65,7 @@ from picode.session.safety.approval import (
     offer_escalation,
 )
 from picode.session.safety.controls import SafetyControls
+from picode.session.safety.plan_mode import PlanControls, PlanState
 from picode.session.safety.secrets import redact_tool_result
 from picode.session.seams import SessionSeams
 from picode.session.skills import open_skills, skills_prompt
@@ -86,6 +87,7 @@ __all__ = ["AgentBusyError", "AgentSession", "SessionOptions", "SessionUsage"]
 class AgentSession(
     SessionView,
     ModelControls,
+    PlanControls,
     SafetyControls,
     StoredConversation,
     SessionSwitching,
@@ -128,6 +130,7 @@ class AgentSession(
             options.approver,
             ProtectedPaths.standard(options.paths, options.cwd),
         )
+        self._plan = PlanState()
         self._run_lock = asyncio.Lock()
         self._abort_retry: AbortController | None = None
         self._running = False
@@ -136,7 +139,7 @@ class AgentSession(
         self._load_templates(options.paths.config_dir, options.cwd)
         for problem in self._extensions.load() if options.load_extensions else []:
             self.notify(problem, "warning", "extensions")
-        tools = self._extensions.merged_tools(options.tools, self.notify)
+        tools = [*self._extensions.merged_tools(options.tools, self.notify), self._plan_tool()]
         offer_escalation(tools, self._approval)
         self._skills = open_skills(options.cwd, options.paths.config_dir, self.notify)
         restored = self._recorder.open(options.session)
@@ -339,7 +342,7 @@ class AgentSession(
         try:
             self._credentials.require(self.model)
             text = repair_text(await self._extensions.transform_input(repair_text(text)))
-            message = _user_message(text, attachments)
+            message = _user_message(text, [*attachments, *self._mode_notes()])
             await self._run(lambda: self._agent.prompt(message))
         finally:
             self._restore_model(before)
