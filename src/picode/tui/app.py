@@ -408,6 +408,12 @@ class PicodeApp(App[int]):
         if self.session is not None:
             cycle_thinking(self.session, self)
 
+    def action_cycle_mode(self) -> None:
+        from picode.tui.controllers.mode_keys import cycle_mode
+
+        if self.session is not None:
+            cycle_mode(self.session, self)
+
     def action_cycle_model(self) -> None:
         from picode.tui.controllers.model_keys import cycle_model
 
