@@ -130,7 +130,7 @@ class AgentSession(
             options.approver,
             ProtectedPaths.standard(options.paths, options.cwd),
         )
-        self._plan = PlanState()
+        self._plan = PlanState(on=options.plan)
         self._run_lock = asyncio.Lock()
         self._abort_retry: AbortController | None = None
         self._running = False

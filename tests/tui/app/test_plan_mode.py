@@ -160,3 +160,15 @@ def test_esc_on_the_plan_cancels_and_stops_the_run(tui: TuiHarness) -> None:
             assert not app.query(PlanPrompt)
 
     run(scenario())
+
+
+def test_started_in_plan_mode_the_footer_says_so(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(), options={"plan": True})
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await wait_until(pilot, lambda: "plan mode" in app.info_footer.right_text().plain)
+            assert app.session.mode == "plan"
+
+    run(scenario())
