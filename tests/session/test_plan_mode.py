@@ -260,3 +260,32 @@ def test_a_mode_change_mid_run_applies_to_the_next_call(harness: SessionHarness)
         await session.close()
 
     run(scenario())
+
+
+def test_any_tool_that_declares_itself_read_only_runs_in_plan_mode(
+    harness: SessionHarness,
+) -> None:
+    from picode.agent.tool import FunctionTool, ToolResult
+
+    async def answer(args: dict[str, object], signal: object, on_update: object) -> ToolResult:
+        return ToolResult.text("ran")
+
+    def tool(name: str, *, read_only: bool) -> FunctionTool:
+        schema = {"type": "object", "properties": {}}
+        return FunctionTool(name, name, name, schema, answer, read_only=read_only)  # type: ignore[arg-type]
+
+    faux = harness.faux(
+        tool_turn(FauxToolCall("looks", {}), FauxToolCall("touches", {})), text_turn("ok")
+    )
+
+    async def scenario() -> None:
+        tools = [*coding_tools(harness.cwd), tool("looks", read_only=True)]
+        session = await harness.open(faux, tools=[*tools, tool("touches", read_only=False)])
+        session.set_mode("plan")
+        await session.prompt("go")
+        looks, touches = _results(session.messages)
+        assert looks.text == "ran" and not looks.is_error
+        assert touches.is_error and "plan mode" in touches.text
+        await session.close()
+
+    run(scenario())
