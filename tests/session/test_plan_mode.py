@@ -289,3 +289,41 @@ def test_any_tool_that_declares_itself_read_only_runs_in_plan_mode(
         await session.close()
 
     run(scenario())
+
+
+def test_a_new_conversation_in_plan_mode_is_told_again(harness: SessionHarness) -> None:
+    faux = harness.faux(text_turn("a"), text_turn("b"))
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+        session.set_mode("plan")
+        await session.prompt("first")
+        await session.new_session()
+        await session.prompt("in the new one")
+        (user,) = [m for m in session.messages if isinstance(m, UserMessage)]
+        assert "Plan mode is on" in str(user.content)
+        await session.close()
+
+    run(scenario())
+
+
+def test_after_an_approved_plan_no_note_repeats_what_the_result_said(
+    harness: SessionHarness,
+) -> None:
+    async def approve(request: PlanRequest) -> PlanDecision:
+        return PlanDecision("approve")
+
+    faux = harness.faux(
+        tool_turn(FauxToolCall(EXIT_PLAN_MODE, {"plan": PLAN})), text_turn("done"), text_turn("b")
+    )
+
+    async def scenario() -> None:
+        session = await harness.open(faux)
+        session.set_plan_approver(approve)
+        session.set_mode("plan")
+        await session.prompt("plan")
+        await session.prompt("next")
+        assert session.messages[-2].content == "next"  # no "plan mode is off" note
+        await session.close()
+
+    run(scenario())

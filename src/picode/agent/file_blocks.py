@@ -59,6 +59,17 @@ def mode_note(text: str) -> TextContent:
     return TextContent(f"{_NOTE}{text}</picode-note>")
 
 
+def notes_in(message: UserMessage) -> list[str]:
+    """The text of each ``mode_note`` block of ``message``, in order."""
+    if isinstance(message.content, str):
+        return []
+    return [
+        block.text[len(_NOTE) : -len("</picode-note>")]
+        for block in message.content
+        if isinstance(block, TextContent) and block.text.startswith(_NOTE)
+    ]
+
+
 def split_attachments(message: UserMessage) -> tuple[str, list[Attached]]:
     """The typed text of ``message`` and the files attached to it (none for plain text)."""
     if isinstance(message.content, str):

@@ -19,13 +19,13 @@ A part of ``AgentSession`` (it inherits this), kept beside approval.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from picode.agent.file_blocks import mode_note
+from picode.agent.file_blocks import mode_note, notes_in
 from picode.agent.tool import ToolResult, is_read_only, require_arguments
-from picode.ai.types import TextContent
+from picode.ai.types import Message, TextContent, ToolResultMessage, UserMessage
 from picode.session.events import AnySessionEvent, ModeChanged
 from picode.session.safety.approval import APPROVAL_POLICIES, ApprovalGate, ApprovalPolicy
 
@@ -64,11 +64,7 @@ PlanApprover = Callable[[PlanRequest], Awaitable[PlanDecision]]
 @dataclass(slots=True)
 class PlanState:
     on: bool = False
-    #: Whether the model was last told that plan mode is on (the note in the next prompt).
-    told: bool = False
     approver: PlanApprover | None = None
-    #: Who hears each change of mode (the session's events).
-    listeners: list[Callable[[SessionMode], None]] = field(default_factory=list)
 
 
 _DESCRIPTION = (
@@ -138,6 +134,21 @@ class ExitPlanModeTool:
         return await self.run(call_id, args)
 
 
+def told_plan_mode(messages: Sequence[Message]) -> bool:
+    """Whether the last word the model had on plan mode said it is on: a note in a prompt,
+    or an approved plan's result (which says plan mode is off)."""
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            for note in reversed(notes_in(message)):
+                if note in (PLAN_ON_NOTE, PLAN_OFF_NOTE):
+                    return note == PLAN_ON_NOTE
+        elif isinstance(message, ToolResultMessage) and message.tool_name == EXIT_PLAN_MODE:
+            details = message.details if isinstance(message.details, dict) else {}
+            if details.get("decision") == "approve":
+                return False
+    return False
+
+
 class PlanControls:
     _approval: ApprovalGate
     _plan: PlanState
@@ -149,6 +160,9 @@ class PlanControls:
         def abort(self) -> None: ...
 
         def tool(self, name: str) -> AgentTool | None: ...
+
+        @property
+        def messages(self) -> Sequence[Message]: ...
 
     @property
     def mode(self) -> SessionMode:
@@ -189,10 +203,11 @@ class PlanControls:
         return refusal(tool_name)
 
     def _mode_notes(self) -> list[TextContent]:
-        """A note for the next prompt when plan mode changed since the model last heard."""
-        if self._plan.on == self._plan.told:
+        """A note for the next prompt when plan mode is not what the conversation last told
+        the model (read from the messages: right after /new, /resume, /fork, a rewind or a
+        compaction too)."""
+        if self._plan.on == told_plan_mode(self.messages):
             return []
-        self._plan.told = self._plan.on
         return [mode_note(PLAN_ON_NOTE if self._plan.on else PLAN_OFF_NOTE)]
 
     def _plan_tool(self) -> ExitPlanModeTool:
@@ -211,8 +226,6 @@ class PlanControls:
         details = {"plan": plan, "decision": decision.kind}
         if decision.kind == "approve":
             policy = decision.policy if decision.policy in APPROVAL_POLICIES else "edits"
-            # The result says so: no note about it in the next prompt.
-            self._plan.told = False
             self.set_mode(policy)
             return ToolResult.text(
                 "The user approved the plan. Plan mode is off: carry out the plan now "
