@@ -56,6 +56,7 @@ class PlanPrompt(Widget, can_focus=True):
     PlanPrompt #plan-title {
         color: $accent;
         text-style: bold;
+        margin: 0 0 1 0;
     }
     PlanPrompt #plan-scroll {
         height: auto;
