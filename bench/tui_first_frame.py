@@ -8,6 +8,11 @@ never opened (it is not needed for the first frame). Runs alternate between base
 app so drift on a shared machine hits both alike.
 
     python bench/tui_first_frame.py [--runs 15] [--with-options] [--instructions 3]
+                                    [--installed 200]
+
+``--installed N`` adds a case: the ``picode`` command in a project with N skills and N
+prompt templates installed, half the user's (``~/.claude/skills``, ``<config>/prompts``) and
+half the project's (``.agents/skills``, ``.claude/commands``).
 
 ``--with-options`` also times the path the CLI takes: building SessionOptions (settings,
 model registry) before the app starts. ``--instructions N`` counts the instructions each
@@ -80,10 +85,46 @@ HOME = tempfile.mkdtemp(prefix="picode-bench-home-")
 CLI_ENV = {**ENV, "PICODE_HOME": HOME}
 
 
+#: Where a case runs, when not here with ENV / CLI_ENV: code → (environment, folder).
+PLACES: dict[str, tuple[dict[str, str], str | None]] = {}
+
+
+def installed(count: int) -> str:
+    """``CLI`` again (another object, so it can run elsewhere), in a project holding
+    ``count`` skills and ``count`` templates."""
+    root = tempfile.mkdtemp(prefix="picode-bench-installed-")
+    home, project, picode_home = (os.path.join(root, name) for name in ("home", "proj", "ph"))
+    half = count // 2
+    for folder, kind, n in (
+        (os.path.join(home, ".claude", "skills"), "skill", half),
+        (os.path.join(project, ".agents", "skills"), "skill", count - half),
+        (os.path.join(picode_home, "config", "prompts"), "prompt", half),
+        (os.path.join(project, ".claude", "commands"), "prompt", count - half),
+    ):
+        for index in range(n):
+            name = f"{kind}-{os.path.basename(os.path.dirname(folder))}-{index}"
+            if kind == "skill":
+                os.makedirs(os.path.join(folder, name))
+                path = os.path.join(folder, name, "SKILL.md")
+            else:
+                os.makedirs(folder, exist_ok=True)
+                path = os.path.join(folder, f"{name}.md")
+            with open(path, "w") as handle:
+                handle.write(f"---\nname: {name}\ndescription: Does thing {index}.\n---\n")
+                handle.write("Step one.\n" * 20)
+    code = "\n" + CLI
+    PLACES[code] = ({**ENV, "HOME": home, "PICODE_HOME": picode_home}, project)
+    return code
+
+
+def _place(code: str) -> tuple[dict[str, str], str | None]:
+    return PLACES.get(code, (CLI_ENV if code is CLI else ENV, None))
+
+
 def sample(code: str) -> float:
     start = time.perf_counter()
-    env = CLI_ENV if code is CLI else ENV
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env)
+    env, cwd = _place(code)
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env, cwd=cwd)
     return time.perf_counter() - start
 
 
@@ -93,12 +134,13 @@ VALGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
 def instructions(code: str) -> int:
     """Instructions the whole process executes, counted by valgrind (callgrind): unlike
     wall time, the same on a busy machine and a quiet one, within about 3 %."""
-    env = CLI_ENV if code is CLI else ENV
+    env, cwd = _place(code)
     done = subprocess.run(
         [*VALGRIND, sys.executable, "-c", code],
         capture_output=True,
         text=True,
         env=env,
+        cwd=cwd,
         check=True,
     )
     found = re.search(r"Collected : (\d+)", done.stderr)
@@ -136,6 +178,7 @@ def main() -> None:
         metavar="N",
         help="also count instructions under valgrind, N runs per case (~15 s each)",
     )
+    parser.add_argument("--installed", type=int, default=0, metavar="N")
     args = parser.parse_args()
 
     cases = {
@@ -145,6 +188,9 @@ def main() -> None:
     }
     if args.with_options:
         cases["app first frame, options built eagerly"] = WITH_OPTIONS
+    if args.installed:
+        name = f"`picode` command, {args.installed} skills + {args.installed} templates"
+        cases[name] = installed(args.installed)
     for code in cases.values():  # warm the OS file cache and .pyc files
         sample(code)
     times: dict[str, list[float]] = {name: [] for name in cases}

@@ -86,3 +86,56 @@ def test_an_editor_is_offered_the_templates_and_they_expand(
     assert offered["review"].input.root.hint == "<file>"
     assert "init" in offered
     assert "Review c.py for naming (all: c.py)." in wire.requests[0].body.decode()
+
+
+def add_skill(picode: PicodeEnv) -> str:
+    folder = picode.project / ".agents" / "skills" / "deploy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Ship the service\n---\nSECRET-BODY steps\n",
+        encoding="utf-8",
+    )
+    return str(folder / "SKILL.md")
+
+
+def test_a_skill_is_used_from_print_mode_rpc_and_an_editor(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = use(AnthropicDriver(), wire, picode)
+    path = add_skill(picode)
+    wire.enqueue(api.text("Shipped."), api.text("Listed."), api.text("Edited."))
+
+    result = picode.run("-p", "/skill:deploy staging", "--model", api.model)
+    assert result.returncode == 0, result.stderr
+    sent = wire.requests[0].body.decode()
+    assert "/skill:deploy" not in sent
+    assert path.replace("\\", "\\\\") in sent and "staging" in sent
+    assert "SECRET-BODY" not in sent  # the model reads the file itself
+
+    child = picode.start("--mode", "rpc", "--model", api.model)
+    try:
+        child.send({"type": "get_commands", "id": "c"})
+        listed = child.response("get_commands")["data"]["commands"]
+        skill = next(c for c in listed if c["name"] == "skill:deploy")
+        assert (skill["description"], skill["source"]) == ("Ship the service", "skill")
+        child.send({"type": "prompt", "id": "p", "message": "/skill:deploy"})
+        assert child.response("prompt")["success"]
+        child.event("agent_end")
+        assert path in wire.requests[1].body.decode()
+        child.close_stdin()
+        assert child.wait() == 0
+    finally:
+        child.stop()
+
+    client = FakeEditor()
+
+    async def script() -> Any:
+        async with connect(picode, client, "--model", api.model) as (conn, _):
+            session = await new_session(conn, picode.project)
+            offered = await client.wait_for("available_commands_update")
+            await prompt(conn, session.session_id, "/skill:deploy prod")
+            return {c.name: c for c in offered.available_commands}
+
+    offered = asyncio.run(script())
+    assert offered["skill:deploy"].description == "Ship the service"
+    assert path in wire.requests[2].body.decode()

@@ -44,6 +44,7 @@ def test_read_only_is_what_a_tool_declares(tmp_path: Path) -> None:
         "grep",
         "find",
         "ls",
+        "todo",
     }
     assert not is_read_only(object())
 

@@ -13,7 +13,7 @@ from picode.tools._paths import display_path, resolve_path
 def test_all_tools_are_built_in_order(tmp_path: Path) -> None:
     tools = coding_tools(tmp_path)
     assert [tool.name for tool in tools] == list(ALL_TOOL_NAMES)
-    assert set(ALL_TOOL_NAMES) == {"read", "bash", "edit", "write", "grep", "find", "ls"}
+    assert set(ALL_TOOL_NAMES) == {"read", "bash", "edit", "write", "grep", "find", "ls", "todo"}
     for tool in tools:
         assert isinstance(tool, AgentTool)
         spec = tool_spec(tool)

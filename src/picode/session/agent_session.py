@@ -51,6 +51,7 @@ from picode.session.events import (
     SaveFailed,
 )
 from picode.session.extensions.loader import ExtensionHost
+from picode.session.hooks.hooks import HookRunner
 from picode.session.models.controls import ModelControls
 from picode.session.models.credentials import Credentials
 from picode.session.options import SessionOptions
@@ -71,8 +72,10 @@ from picode.session.seams import SessionSeams
 from picode.session.skills import open_skills, skills_prompt
 from picode.session.store.conversation import StoredConversation
 from picode.session.store.recorder import SessionRecorder
+from picode.session.subagents.tool import offer_task_tool
 from picode.session.switching import SessionSwitching, saved_choices
 from picode.session.system_prompt import build_system_prompt, first_line
+from picode.session.todos import TodoControls, todos_from
 from picode.session.usage import SessionUsage
 from picode.session.view import SessionView
 
@@ -90,6 +93,7 @@ class AgentSession(
     PlanControls,
     SafetyControls,
     StoredConversation,
+    TodoControls,  # before SessionSwitching, which calls it
     SessionSwitching,
     RewindControls,
     PromptControls,
@@ -125,9 +129,10 @@ class AgentSession(
             use_entry_points=options.load_extensions,
             sink=self._seams,
         )
-        self._approval = ApprovalGate(
+        self._hooks = HookRunner(self._settings.hooks, options.cwd, self.notify, self._hook_fields)
+        self._approval = options.approval_gate or ApprovalGate(
             options.approval or options.settings.approval,
-            options.approver,
+            self._notifying(options.approver) if options.approver else None,
             ProtectedPaths.standard(options.paths, options.cwd),
         )
         self._plan = PlanState(on=options.plan)
@@ -139,8 +144,10 @@ class AgentSession(
         self._load_templates(options.paths.config_dir, options.cwd)
         for problem in self._extensions.load() if options.load_extensions else []:
             self.notify(problem, "warning", "extensions")
-        tools = [*self._extensions.merged_tools(options.tools, self.notify), self._plan_tool()]
+        tools = [*self._extensions.merged_tools(options.tools, self.notify)]
+        tools += self._plan_tools(options)
         offer_escalation(tools, self._approval)
+        tools = offer_task_tool(tools, options, self._approval, self._seams, self, self.notify)
         self._skills = open_skills(options.cwd, options.paths.config_dir, self.notify)
         restored = self._recorder.open(options.session)
         # A resumed session keeps its model and thinking level unless the command line
@@ -181,6 +188,8 @@ class AgentSession(
             restored.fired_rules,
         )
         self._agent.subscribe(self._on_agent_event)
+        self._agent.subscribe(self._on_todo_event)  # after: front ends see the tool end first
+        self._todos = todos_from(restored.todos) or []
         self._usage = restored.usage
         self._recorder.set_current(model, thinking)
         #: The built-in and extension tools; MCP tools are added to these as servers connect.
@@ -196,6 +205,7 @@ class AgentSession(
         session._start_mcp()
         session._keeper.warm()
         await session._extensions.emit("session_start", session)
+        await session._session_start_hooks("resume" if session.messages else "startup")
         return session
 
     def _start_mcp(self) -> None:
@@ -342,7 +352,9 @@ class AgentSession(
         try:
             self._credentials.require(self.model)
             text = repair_text(await self._extensions.transform_input(repair_text(text)))
-            message = _user_message(text, [*attachments, *self._mode_notes()])
+            if (hooked := await self._prompt_hooks(text)) is None:
+                return
+            message = _user_message(hooked, [*attachments, *self._mode_notes()])
             await self._run(lambda: self._agent.prompt(message))
         finally:
             self._restore_model(before)
@@ -359,7 +371,10 @@ class AgentSession(
                 await self._recovery.after_run()
                 # Typed after the agent's last turn but before the run was over (while it
                 # ended, retried or compacted): without this it would wait for the next run.
-                while not self._recovery.cancelled and self._has_queued:
+                # A Stop hook may send the agent back to work (its reason is queued).
+                while not self._recovery.cancelled and (
+                    self._has_queued or await self._stop_hooks()
+                ):
                     await self._agent.continue_()
                     await self._recovery.after_run()
             finally:

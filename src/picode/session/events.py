@@ -7,10 +7,13 @@ A session listener receives ``AgentEvent | SessionEvent``; front ends dispatch w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 from picode.agent.events import AgentEvent
 from picode.session.mcp.status import McpServerStatus
+
+if TYPE_CHECKING:
+    from picode.session.todos import Todo
 
 
 @dataclass(slots=True)
@@ -147,6 +150,15 @@ class McpServersChanged:
 
 
 @dataclass(slots=True)
+class TodosChanged:
+    """The model's todo list is now ``todos`` (the whole list): a ``todo`` call succeeded,
+    or another conversation took this one's place (then it follows ``SessionSwitched``)."""
+
+    todos: list[Todo]
+    type: ClassVar[str] = "todos_changed"
+
+
+@dataclass(slots=True)
 class CustomEvent:
     """Emitted by extensions (``api.emit``); front ends may ignore it."""
 
@@ -170,6 +182,7 @@ SessionEvent: TypeAlias = (
     | Notice
     | SessionNameChanged
     | McpServersChanged
+    | TodosChanged
     | CustomEvent
 )
 

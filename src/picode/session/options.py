@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from picode.agent.tool import AgentTool
     from picode.session.config.settings import Settings
     from picode.session.paths import Paths
-    from picode.session.safety.approval import ApprovalPolicy, Approver
+    from picode.session.safety.approval import ApprovalGate, ApprovalPolicy, Approver
     from picode.session.store import NewSessionFile
 
 
@@ -47,3 +47,8 @@ class SessionOptions:
     #: Chosen on the command line: they win over what a resumed session recorded.
     model_explicit: bool = False
     thinking_explicit: bool = False
+    #: A subagent's: its parent's gate, so asks reach the same approver and "always" holds
+    #: for both (session/subagents/).
+    approval_gate: ApprovalGate | None = None
+    #: Offer the ``task`` tool (off in a subagent: one level deep).
+    subagents: bool = True

@@ -60,6 +60,12 @@ class SessionSwitching:
     async def _emit(self, event: AnySessionEvent) -> None:
         raise NotImplementedError
 
+    async def _session_start_hooks(self, source: str) -> None:
+        raise NotImplementedError
+
+    async def _take_saved_todos(self, saved: object) -> None:
+        raise NotImplementedError
+
     async def new_session(self) -> None:
         # Without a session file (--no-session) the next conversation stays off disk too.
         spec = "new" if self._recorder.persistent else None
@@ -107,6 +113,9 @@ class SessionSwitching:
         self._recorder.set_current(self.model, self.thinking)
         self._recovery.reset(restored.fired_rules)
         await self._emit(SessionSwitched(self.session_id or "", reason))
+        await self._take_saved_todos(restored.todos)
+        # Claude Code's names for why a session starts: /new is its /clear.
+        await self._session_start_hooks("clear" if reason == "new" else reason)
 
     def _record_choices_over(self, restored: Restored) -> None:
         """The new file says what the branch had; add the model and level in force now."""

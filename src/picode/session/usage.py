@@ -25,6 +25,13 @@ class SessionUsage:
         self.cache_write += usage.cache_write
         self.cost += usage.cost.total
 
+    def merge(self, other: SessionUsage) -> None:
+        self.input += other.input
+        self.output += other.output
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
+        self.cost += other.cost
+
     def as_record(self) -> dict[str, Any]:
         """The running total, as a compaction entry keeps it (so a resumed session's spend
         still counts what the summary replaced)."""

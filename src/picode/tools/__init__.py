@@ -1,4 +1,4 @@
-"""Coding tools: read, bash, edit, write, grep, find, ls.
+"""Coding tools: read, bash, edit, write, grep, find, ls, and todo (the model's checklist).
 
 Each tool is a class taking the session's working folder; paths given to a tool resolve
 against it and ``~`` expands. ``coding_tools`` builds a set of them. read, write and edit
@@ -20,6 +20,7 @@ from picode.tools.grep import GrepTool
 from picode.tools.ls import LsTool
 from picode.tools.read import ReadTool
 from picode.tools.sandbox import Sandbox, SandboxConfig
+from picode.tools.todo import TodoTool
 from picode.tools.write import WriteTool
 
 _FACTORIES: dict[str, Callable[[Path, FileAccess], AgentTool]] = {
@@ -30,6 +31,7 @@ _FACTORIES: dict[str, Callable[[Path, FileAccess], AgentTool]] = {
     "grep": lambda cwd, _files: GrepTool(cwd),
     "find": lambda cwd, _files: FindTool(cwd),
     "ls": lambda cwd, _files: LsTool(cwd),
+    "todo": lambda cwd, _files: TodoTool(cwd),
 }
 
 ALL_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
@@ -47,6 +49,7 @@ __all__ = [
     "ReadTool",
     "Sandbox",
     "SandboxConfig",
+    "TodoTool",
     "WriteTool",
     "coding_tools",
 ]

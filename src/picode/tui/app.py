@@ -20,6 +20,7 @@ from picode.tui.bindings import APP_BINDINGS
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
+from picode.tui.controllers.notify import TerminalNotifier
 from picode.tui.controllers.quit import QuitController
 from picode.tui.controllers.shell import ShellRunner
 from picode.tui.controllers.submit import Submitter
@@ -36,6 +37,7 @@ from picode.tui.widgets.notice import NoticeLevel, NoticeView, WelcomeView
 from picode.tui.widgets.output_below import OutputBelow
 from picode.tui.widgets.queue import QueueView
 from picode.tui.widgets.status import StatusLine
+from picode.tui.widgets.todos import TodoPanel
 from picode.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -85,6 +87,7 @@ class PicodeApp(App[int]):
         self.output_below = OutputBelow(self.transcript)
         self.status = StatusLine(clock=config.clock)
         self.queue = QueueView()
+        self.todo_panel = TodoPanel()
         self.info_footer = InfoFooter(self._footer_info())
         #: Built with the session: its imports (agent events, Markdown) wait for the first frame.
         self.router: EventRouter | None = None
@@ -95,6 +98,7 @@ class PicodeApp(App[int]):
         self.completion_popup: CompletionPopup | None = None
         self.shell = ShellRunner(self, cwd=config.cwd)
         self.approvals = ApprovalController(self, clock=config.clock)
+        self.notifier = TerminalNotifier(self)
         self.history = HistoryPager(self)
         #: Passed to the clipboard tools (tests point PATH at fakes); None = os.environ.
         self.clipboard_env: Mapping[str, str] | None = None
@@ -127,6 +131,7 @@ class PicodeApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield self.transcript  # the "new output below" row comes after the first frame
+        yield self.todo_panel
         yield self.queue
         yield self.status
         yield EditorPlaceholder(PLACEHOLDER)  # the editor takes its place after this frame
@@ -256,11 +261,16 @@ class PicodeApp(App[int]):
         return popups
 
     def mark_interrupted(self) -> None:
+        self.notifier.run_aborted()
         if self.router is not None:
             self.router.mark_interrupted()
 
     def open_rewind(self) -> None:
         self.commands.try_run("/rewind")
+
+    def write_terminal(self, data: str) -> None:
+        if self._driver is not None:  # the driver's writer thread: between frames
+            self._driver.write(data)
 
     def tool_waiting(self, call_id: str, waiting: bool) -> None:
         if self.router is not None and (view := self.router.tools.get(call_id)) is not None:
@@ -472,6 +482,7 @@ class PicodeApp(App[int]):
         """Quit: abort what runs, let the session save, then leave."""
         if not self.quitter.begin_shutdown():
             return
+        self.notifier.stop()
         self.approvals.refuse_all()
         self.shell.stop()
         self.resume_hint = await self.quitter.close_session(self.session)

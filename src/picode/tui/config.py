@@ -19,6 +19,7 @@ from picode.tui.widgets.transcript import DEFAULT_MAX_ENTRIES
 if TYPE_CHECKING:
     from picode.ai.models import Model
     from picode.session.agent_session import AgentSession
+    from picode.session.config import NotificationSettings
     from picode.session.options import SessionOptions
     from picode.session.safety import ProjectTrust
     from picode.session.startup import Prepared, QuickView
@@ -61,6 +62,8 @@ class TuiConfig:
     assess_trust: Callable[[], ProjectTrust] | None = None
     #: The trust settled before the first session opened (the person's answer included).
     trust: ProjectTrust | None = None
+    #: ``[notifications]`` of the session's settings, known once it opens; None: defaults.
+    notifications: NotificationSettings | None = None
 
     @classmethod
     def from_options(cls, options: SessionOptions, *, theme: str | None = None) -> TuiConfig:
@@ -95,6 +98,7 @@ class TuiConfig:
             from picode.session.agent_session import AgentSession
 
             prepared = await asyncio.to_thread(prepare, config.trust)
+            config.notifications = prepared.options.settings.notifications
             if session is not None:
                 prepared.options.session = session
             opened = await AgentSession.open(prepared.options)

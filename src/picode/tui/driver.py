@@ -13,12 +13,18 @@ whole ``ESCDELAY`` (crossterm decides the same way, with no grace at all). An ES
 of a full read may be cut from its sequence and waits the whole delay; so does every ESC
 when the person set ``ESCDELAY`` to something other than picode's default (a slow serial
 line, say).
+
+With nothing pending the thread sleeps until input comes: Textual wakes it ten times a
+second to see whether it should stop; here stopping writes to a pipe the thread also waits
+on, so an idle picode is not woken at all (docs/benchmarks.md, idle CPU).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
+import threading
 from codecs import getincrementaldecoder
 from typing import Any
 
@@ -29,20 +35,22 @@ from textual.drivers.linux_driver import LinuxDriver
 
 from picode.tui import ESCDELAY_MS
 
-#: The wait when no escape is pending: as in Textual (it also bounds the exit check).
-IDLE_WAIT_S = 0.1
+#: The wait when no escape is pending: until input comes (or the thread is told to stop).
+IDLE_WAIT_S: float | None = None
+#: The last wait, after the thread was told to stop: what is already on its way is read.
+FINAL_WAIT_S = 0.1
 #: How long a lone ESC that came by itself waits for more before it is the Esc key.
 LONE_ESC_GRACE_S = 0.002
 READ_SIZE = 1024 * 4
 
 
-def input_wait(parser: Parser[Any], now: float) -> float:
+def input_wait(parser: Parser[Any], now: float) -> float | None:
     """How long the input thread may sleep: until the parser's pending escape deadline,
     else ``IDLE_WAIT_S``."""
     deadline: float | None = getattr(parser, "_timeout_time", None)
     if deadline is None:
         return IDLE_WAIT_S
-    return min(IDLE_WAIT_S, max(0.0, deadline - now))
+    return max(0.0, deadline - now)
 
 
 def lone_escape_grace(escape_delay_s: float) -> float | None:
@@ -75,9 +83,12 @@ class LoneEscape:
         if deadline is not None and data.endswith("\x1b"):
             self.release_at = min(deadline, now + self.grace)
 
-    def wait(self, parser: Parser[Any], now: float) -> float:
+    def wait(self, parser: Parser[Any], now: float) -> float | None:
         full = input_wait(parser, now)
-        return full if self.release_at is None else min(full, max(0.0, self.release_at - now))
+        if self.release_at is None:
+            return full
+        early = max(0.0, self.release_at - now)
+        return early if full is None else min(full, early)
 
     def release_if_due(self, parser: Parser[Any], now: float) -> None:
         """Past the grace with nothing more read: let the parser give the Esc key now."""
@@ -88,18 +99,46 @@ class LoneEscape:
             parser._timeout_time = 0.0  # already due: the next tick() gives the Esc key
 
 
+class WakingEvent(threading.Event):
+    """The input thread's stop flag: setting it also wakes the thread's ``select``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wake_fd, self._wake_write = os.pipe()
+        os.set_blocking(self.wake_fd, False)
+        os.set_blocking(self._wake_write, False)
+
+    def set(self) -> None:
+        super().set()
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.write(self._wake_write, b"!")
+
+    def drain(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            while os.read(self.wake_fd, 64):
+                pass
+
+
 class PromptEscDriver(LinuxDriver):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.exit_event = self._waking = WakingEvent()
+
     def run_input_thread(self) -> None:
         from textual import constants
 
+        waking = self._waking
+        waking.drain()  # a stop signalled before this thread started must not end it
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
+        selector.register(waking.wake_fd, selectors.EVENT_READ)
         fileno = self.fileno
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
         lone = LoneEscape(lone_escape_grace(constants.ESCAPE_DELAY))
 
         def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+            ready = [(key, mask) for key, mask in ready if key.fd == fileno]
             for index, (_key, mask) in enumerate(ready):
                 if mask & selectors.EVENT_READ:
                     last = index == len(ready) - 1
@@ -118,6 +157,7 @@ class PromptEscDriver(LinuxDriver):
             while not self.exit_event.is_set():
                 process(selector.select(lone.wait(parser, get_time())))
             selector.unregister(self.fileno)
-            process(selector.select(IDLE_WAIT_S), final=True)
+            waking.drain()
+            process(selector.select(FINAL_WAIT_S), final=True)
         finally:
             selector.close()

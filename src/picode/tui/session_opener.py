@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from picode.tui.controllers.approvals import ApprovalController
     from picode.tui.controllers.commands import CommandController
     from picode.tui.controllers.history import HistoryPager
+    from picode.tui.controllers.notify import TerminalNotifier
     from picode.tui.controllers.submit import Submitter
     from picode.tui.controllers.trust import TrustController
     from picode.tui.controllers.warmup import ProviderWarmup
@@ -50,6 +51,9 @@ class OpenerHost(RouterHost, Protocol):
     @property
     def history(self) -> HistoryPager: ...
 
+    @property
+    def notifier(self) -> TerminalNotifier: ...
+
     def refresh_completion(self) -> None: ...
 
     def call_after_refresh(
@@ -80,12 +84,14 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
     host.router = router = EventRouter(host)
     host.session = session
     host.unsubscribers.append(session.subscribe(router.handle))
+    host.unsubscribers.append(session.subscribe(host.notifier.handle))
     if config.warm_provider:
         host.warmup.prepare(session)
         host.unsubscribers.append(host.warmup.follow(session))
     host.commands.sync_extensions(session)
     host.approvals.attach(session)
     host.history.show_tail()
+    host.todo_panel.show(session.todos)  # a resumed session's list; then TodosChanged
     host.refresh_footer()
     host.call_after_refresh(freeze_long_lived_objects)
     host.submitter.session_opened()

@@ -24,6 +24,7 @@ from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.notice import NoticeView
 from picode.tui.widgets.queue import QueueView
 from picode.tui.widgets.status import StatusLine
+from picode.tui.widgets.todos import TodoPanel
 from picode.tui.widgets.transcript import Transcript
 from tests.tui.conftest import FakeClock, run
 from tests.tui.hosts import TokensHost
@@ -37,6 +38,7 @@ class FakeHost:
     def __init__(self, history: list[Any]) -> None:
         self.transcript, self.status = Transcript(), StatusLine(clock=FakeClock())
         self.queue = QueueView()
+        self.todo_panel = TodoPanel()
         self.history = history
         self.router: EventRouter | None = None
         self.footer_refreshes = 0

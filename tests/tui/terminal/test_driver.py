@@ -20,10 +20,38 @@ from picode.tui.driver import (
 )
 
 
-def test_no_pending_escape_waits_the_idle_time() -> None:
+def test_no_pending_escape_sleeps_until_input() -> None:
     parser = XTermParser()
     assert list(parser.feed("a")) != []
-    assert input_wait(parser, get_time()) == IDLE_WAIT_S
+    assert IDLE_WAIT_S is None
+    assert input_wait(parser, get_time()) is None
+
+
+def test_an_idle_input_thread_stops_when_told_without_polling() -> None:
+    """Nothing wakes the thread on a timer; stopping it does (the event's pipe)."""
+    import asyncio
+    import os
+    import threading
+
+    from textual.app import App
+
+    async def make() -> PromptEscDriver:
+        return PromptEscDriver(App(), debug=False, mouse=False)  # needs a running loop
+
+    read_end, write_end = os.pipe()
+    driver = asyncio.run(make())
+    driver.fileno = read_end
+    thread = threading.Thread(target=driver.run_input_thread, daemon=True)
+    try:
+        thread.start()
+        thread.join(0.3)
+        assert thread.is_alive()  # asleep: nothing came
+        driver.exit_event.set()
+        thread.join(1.0)
+        assert not thread.is_alive()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
 
 
 def test_a_lone_escape_shortens_the_wait_to_its_deadline() -> None:
@@ -31,7 +59,7 @@ def test_a_lone_escape_shortens_the_wait_to_its_deadline() -> None:
     assert list(parser.feed("\x1b")) == []  # held: it may start a sequence
     now = get_time()
     wait = input_wait(parser, now)
-    assert 0 < wait < IDLE_WAIT_S
+    assert wait is not None and 0 < wait < 1
     # Past the deadline the wait is zero, and the parser gives the Escape key at once.
     assert input_wait(parser, now + 1) == 0
     deadline = now + wait

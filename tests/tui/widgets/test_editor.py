@@ -172,3 +172,23 @@ def test_cr_and_crlf_line_breaks_in_pastes_become_lf_with_the_right_line_count(
             assert "\r" not in sent.text
 
     run(scenario())
+
+
+def test_the_cursor_stops_blinking_when_idle_and_starts_again_on_a_key() -> None:
+    """An idle editor must not wake picode twice a second (docs/benchmarks.md, idle CPU)."""
+    from picode.tui.widgets.editor import BLINK_FOR_S
+
+    async def body(app: EditorApp, pilot: Any) -> None:
+        editor = app.editor
+        now = [1000.0]
+        editor.clock = lambda: now[0]
+        await type_text(pilot, "a")
+        assert editor.blink_timer._active.is_set()  # blinking while typing
+        now[0] += BLINK_FOR_S
+        editor._toggle_cursor_blink_visible()  # the blink timer's next tick
+        assert not editor.blink_timer._active.is_set()
+        assert editor._cursor_visible  # it stays on, not off
+        await type_text(pilot, "b")
+        assert editor.blink_timer._active.is_set()
+
+    _with_editor(body)

@@ -21,8 +21,8 @@ REWIND_HINT = "N [code|conversation]: N of your messages back (1 = the last); bo
 
 
 def available_commands(session: AgentSession | None = None) -> AvailableCommandsUpdate:
-    """picode's commands, then the session's prompt templates (the session expands them
-    when the prompt arrives; docs/prompts.md)."""
+    """picode's commands, then the session's prompt templates and skills (the session
+    expands ``/name`` and ``/skill:name`` when the prompt arrives; docs/prompts.md)."""
 
     def command(name: str, description: str, hint: str | None = None) -> AvailableCommand:
         given = AvailableCommandInput(UnstructuredCommandInput(hint=hint)) if hint else None
@@ -36,6 +36,9 @@ def available_commands(session: AgentSession | None = None) -> AvailableCommands
     for template in session.prompt_templates if session is not None else []:
         hint = template.argument_hint
         commands.append(command(template.name, one_line(template.description, 200), hint))
+    for skill in session.skills if session is not None else []:
+        described = one_line(skill.description, 200)
+        commands.append(command(f"skill:{skill.name}", described, "[args]"))
     return helpers.update_available_commands(commands)
 
 

@@ -58,7 +58,7 @@ from picode.modes.acp.updates import (
     ReplyChunks,
     ToolContent,
     event_to_update,
-    history_updates,
+    resumed_updates,
     tool_finished,
     tool_started,
 )
@@ -216,7 +216,7 @@ class PicodeAcpAgent:
             if not SESSION_ID.fullmatch(session_id):
                 raise RequestError.invalid_params({"message": f"no session {session_id!r}"})
             hosted = await self._open(cwd, session_id)
-        for update in history_updates(hosted.session.display_messages(), hosted.cwd):
+        for update in resumed_updates(hosted.session, hosted.cwd):
             self.outbox.put(hosted.session_id, update)
         self.outbox.put(hosted.session_id, available_commands(hosted.session))
         await self.outbox.flush()

@@ -2,17 +2,19 @@
 
 Live events (``event_to_update``) and a resumed session's history (``history_updates``)
 share the tool call vocabulary: kind, a title a person can read, the paths it touches as
-absolute locations, and the tool's text output.
+absolute locations, and the tool's text output. The model's todo list is ACP's plan: each
+change sends the whole list (``plan_update``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import helpers
 from acp.schema import (
+    AgentPlanUpdate,
     ContentToolCallContent,
     FileEditToolCallContent,
     TerminalToolCallContent,
@@ -44,8 +46,12 @@ from picode.ai.types import (
 )
 from picode.ai.untrusted import one_line
 from picode.modes.acp.terminal import TERMINAL_ID
-from picode.session.events import ModeChanged
+from picode.session.events import ModeChanged, TodosChanged
+from picode.session.todos import Todo
 from picode.tools._paths import resolve_path
+
+if TYPE_CHECKING:
+    from picode.session.agent_session import AgentSession
 
 Update = Any  # one of the SessionNotification.update variants
 ToolContent = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
@@ -58,6 +64,7 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "grep": "search",
     "find": "search",
     "ls": "search",
+    "todo": "think",
 }
 #: The argument each tool's title shows.
 TITLE_ARGUMENT = {"bash": "command", "grep": "pattern", "find": "pattern"}
@@ -104,6 +111,8 @@ def event_to_update(event: Any, cwd: Path) -> Update | None:
     """The update for a live tool event; None for events ACP has no place for (tool ends
     are ``tool_finished``: they may carry a diff; the reply's chunks are ``ReplyChunks``)."""
     match event:
+        case TodosChanged(todos=todos):
+            return plan_update(todos)
         case ToolExecutionStart(tool_call_id=call_id, tool_name=name, args=args):
             return tool_started(call_id, name, args, cwd, status="in_progress")
         case ModeChanged(mode=mode):
@@ -116,6 +125,14 @@ def event_to_update(event: Any, cwd: Path) -> Update | None:
             # bash's output so far (its tail): each update replaces the last one.
             return helpers.update_tool_call(call_id, content=text_content(partial.content))
     return None
+
+
+def plan_update(todos: Iterable[Todo]) -> AgentPlanUpdate:
+    """The whole list as ACP's plan (an empty one clears it); picode's items have no
+    priority, so each is ``medium``."""
+    return helpers.update_plan(
+        helpers.plan_entry(todo.content, priority="medium", status=todo.status) for todo in todos
+    )
 
 
 def tool_started(
@@ -175,6 +192,13 @@ def terminal_content(result: ToolResult) -> list[TerminalToolCallContent] | None
 def text_content(blocks: Any) -> list[ContentToolCallContent] | None:
     text = "".join(block.text for block in blocks if isinstance(block, TextContent))
     return [helpers.tool_content(helpers.text_block(text))] if text else None
+
+
+def resumed_updates(session: AgentSession, cwd: Path) -> Iterator[Update]:
+    """A loaded session as the client would have seen it live: its history, then its plan."""
+    yield from history_updates(session.display_messages(), cwd)
+    if todos := session.todos:
+        yield plan_update(todos)
 
 
 def history_updates(messages: list[Message], cwd: Path) -> Iterator[Update]:

@@ -311,24 +311,39 @@ async def get_mcp(server: RpcServer, command: dict[str, Any]) -> Any:
     }
 
 
+async def get_todos(server: RpcServer, command: dict[str, Any]) -> Any:
+    """The model's todo list; ``todos_changed`` events say when it changes."""
+    return {"todos": [todo.as_record() for todo in server.session.todos]}
+
+
 async def get_messages(server: RpcServer, command: dict[str, Any]) -> Any:
     return {"messages": [message_to_dict(m) for m in server.session.messages]}
 
 
 async def get_commands(server: RpcServer, command: dict[str, Any]) -> Any:
-    """The prompt templates ``prompt`` expands as ``/name args`` (docs/prompts.md)."""
-    return {
-        "commands": [
-            {
-                "name": t.name,
-                "description": t.description,
-                "argument_hint": t.argument_hint,
-                "source": t.source,
-                "path": str(t.path) if t.path is not None else None,
-            }
-            for t in server.session.prompt_templates
-        ]
-    }
+    """The prompt templates ``prompt`` expands as ``/name args`` (docs/prompts.md), then
+    the skills as ``/skill:name args`` (docs/skills.md)."""
+    templates = [
+        {
+            "name": t.name,
+            "description": t.description,
+            "argument_hint": t.argument_hint,
+            "source": t.source,
+            "path": str(t.path) if t.path is not None else None,
+        }
+        for t in server.session.prompt_templates
+    ]
+    skills = [
+        {
+            "name": f"skill:{s.name}",
+            "description": s.description,
+            "argument_hint": "[args]",
+            "source": "skill",
+            "path": str(s.path),
+        }
+        for s in server.session.skills
+    ]
+    return {"commands": templates + skills}
 
 
 HANDLERS: dict[str, Handler] = {
@@ -357,6 +372,7 @@ HANDLERS: dict[str, Handler] = {
     "get_messages": get_messages,
     "get_mcp": get_mcp,
     "get_commands": get_commands,
+    "get_todos": get_todos,
 }
 
 #: Commands answered when their work is done, while later commands are read meanwhile.

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 from picode.session._faces import lazy_names
 
 if TYPE_CHECKING:
+    from picode.session.config.notifications import NotificationSettings
     from picode.session.config.settings import CONFIG_FILE_NAME, Settings, load_config
     from picode.session.config.write import ConfigWriteError, set_user_setting
 
 _WHERE = {
     "CONFIG_FILE_NAME": "settings",
     "ConfigWriteError": "write",
+    "NotificationSettings": "notifications",
     "Settings": "settings",
     "load_config": "settings",
     "set_user_setting": "write",
@@ -25,6 +27,7 @@ _WHERE = {
 __all__ = [
     "CONFIG_FILE_NAME",
     "ConfigWriteError",
+    "NotificationSettings",
     "Settings",
     "load_config",
     "set_user_setting",

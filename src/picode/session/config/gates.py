@@ -104,6 +104,8 @@ def project_gates(
         gates.append(Gate(("providers",), "sets [providers]", providers))
     if "mcp" in project:
         gates.append(Gate(("mcp",), "starts MCP servers it names ([mcp])", project["mcp"]))
+    if "hooks" in project:
+        gates.append(Gate(("hooks",), _hooks_description(project["hooks"]), project["hooks"]))
     model = project.get("default_model")
     if isinstance(model, str) and model:
         provider = model.partition("/")[0]
@@ -134,6 +136,23 @@ def project_gates(
             shown = f"[{loc[0]}] {loc[1]} = {json.dumps(value)}"
             gates.append(Gate(loc, f"{shown}: {what} (yours: {json.dumps(user)})", value))
     return gates
+
+
+def _hooks_description(hooks: object) -> str:
+    """What the trust question says of ``[hooks]``: the events and the commands, spelled
+    out (they are what would run)."""
+    if not isinstance(hooks, Mapping):
+        return "runs commands on picode's events ([hooks])"
+    commands: list[str] = []
+    for event, specs in hooks.items():
+        for spec in specs if isinstance(specs, list) else [specs]:
+            command = spec.get("command") if isinstance(spec, Mapping) else None
+            if isinstance(command, str):
+                commands.append(f"{event}: {command}")
+    shown = "; ".join(commands[:3]) + (
+        f" and {len(commands) - 3} more" if len(commands) > 3 else ""
+    )
+    return "runs commands on picode's events ([hooks]" + (f": {shown})" if shown else ")")
 
 
 def _runs_unasked(approval: str) -> str:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from picode.agent.queue_mode import QueueMode
 from picode.ai.models import ThinkingLevel, builtin_registry
 from picode.session.config.gates import FAIL_SAFE, Gate, project_gates
+from picode.session.config.hooks import HOOK_EVENTS, HookEvent, HookSpec
 from picode.session.config.lines import (
     Loc,
     dotted,
@@ -27,6 +28,7 @@ from picode.session.config.lines import (
     syntax_error_line,
 )
 from picode.session.config.mcp import McpServer, McpSettings
+from picode.session.config.notifications import NotificationSettings
 from picode.session.config.sandbox import SandboxSettings, clamp_project
 from picode.session.paths import Paths, project_dir
 from picode.session.safety.approval import ApprovalPolicy
@@ -40,6 +42,7 @@ __all__ = [
     "LoadedConfig",
     "McpServer",
     "McpSettings",
+    "NotificationSettings",
     "RedactionSettings",
     "RetrySettings",
     "SandboxSettings",
@@ -108,6 +111,14 @@ class ToolsSettings(_Section):
     max_parallel: int = Field(default=8, ge=1)
 
 
+class SubagentSettings(_Section):
+    """The ``task`` tool (docs/subagents.md)."""
+
+    enabled: bool = True
+    #: Subagents of one reply that run at the same time; the rest wait their turn.
+    max_parallel: int = Field(default=4, ge=1)
+
+
 def _text_only() -> list[Literal["text", "image"]]:
     return ["text"]
 
@@ -158,9 +169,13 @@ class Settings(_Section):
     bash: BashSettings = Field(default_factory=BashSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     redaction: RedactionSettings = Field(default_factory=RedactionSettings)
     providers: dict[str, CustomProvider] = Field(default_factory=dict)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    #: Both files' hooks, the user's first (``load_config`` adds the lists up).
+    hooks: dict[HookEvent, list[HookSpec]] = Field(default_factory=dict)
+    notifications: NotificationSettings = Field(default_factory=NotificationSettings)
     steering_mode: QueueMode = "one-at-a-time"
     follow_up_mode: QueueMode = "one-at-a-time"
 
@@ -203,6 +218,8 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
     """Both files merged; an untrusted project's gated keys (``config_gates``) are left out."""
     problems: list[ConfigProblem] = []
     user = _read_layer(paths.user_config_file, problems, salvage=True)
+    hooks: dict[HookEvent, list[HookSpec]] = {}
+    _take_hooks(user, problems, hooks)
     project = _read_layer(project_dir(cwd) / CONFIG_FILE_NAME, problems)
     if project is not None:
         _drop_user_only(project, problems)
@@ -216,7 +233,9 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
         ignored = gates_of(project.data, user_settings)
         for gate in ignored:
             _remove(project.data, gate.loc)
+    _take_hooks(project, problems, hooks)  # what is left of it after the trust gates
     settings = _validate(layers, problems)
+    settings.hooks = hooks
     _drop_providers_without_api(settings, layers, problems)
     return LoadedConfig(settings, problems, [layer.file for layer in layers], ignored)
 
@@ -294,6 +313,36 @@ def _read_layer(
         problems.append(ConfigProblem(file, line, None, message))
         return _Layer(file, kept, key_lines(text)) if kept else None
     return _Layer(file, data, key_lines(text))
+
+
+def _take_hooks(
+    layer: _Layer | None, problems: list[ConfigProblem], into: dict[HookEvent, list[HookSpec]]
+) -> None:
+    """Move ``layer``'s ``[hooks]`` into ``into``, hook by hook: a broken hook is left out
+    whole (a matcher dropped alone would make it run on everything), and the files' lists
+    add up rather than one replacing the other."""
+    if layer is None or "hooks" not in layer.data:
+        return
+    table = layer.data.pop("hooks")
+
+    def problem(loc: Loc, message: str, severity: Literal["error", "warning"] = "error") -> None:
+        line = line_of(layer.lines, loc)
+        problems.append(ConfigProblem(layer.file, line, dotted(loc), message, severity))
+
+    if not isinstance(table, dict):
+        problem(("hooks",), "must be a table of events ([[hooks.PreToolUse]]); ignored")
+        return
+    for event, entries in table.items():
+        if event not in HOOK_EVENTS:
+            problem(("hooks", event), f"unknown event (one of {', '.join(HOOK_EVENTS)}); ignored")
+            continue
+        for index, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+            try:
+                into.setdefault(event, []).append(HookSpec.model_validate(entry))
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                where: Loc = ("hooks", event, index, *error["loc"])
+                problem(where, f"{error['msg']}; this hook is ignored")
 
 
 def _validate(layers: list[_Layer], problems: list[ConfigProblem]) -> Settings:

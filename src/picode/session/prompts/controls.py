@@ -19,10 +19,15 @@ if TYPE_CHECKING:
 
     from picode.ai.models import Model, ThinkingLevel
     from picode.session.models.choice import ModelChoice
+    from picode.session.skills import SkillSet
+
+#: ``/skill:name args`` asks the model to use that skill now (docs/skills.md).
+SKILL_PREFIX = "/skill:"
 
 
 class PromptControls:
     _templates: dict[str, PromptTemplate]
+    _skills: SkillSet
 
     def notify(self, text: str, level: str = "info", source: str | None = None) -> None:
         raise NotImplementedError
@@ -56,6 +61,14 @@ class PromptControls:
         return sorted(self._templates.values(), key=lambda t: t.name)
 
     def _expand_template(self, text: str) -> tuple[str, PromptTemplate | None]:
+        """``/name args`` of a template, or ``/skill:name args``, as the model gets it."""
+        if text.startswith(SKILL_PREFIX):
+            name, _, arguments = text[len(SKILL_PREFIX) :].partition(" ")
+            skill = next((s for s in self._skills.skills if s.name == name.strip()), None)
+            if skill is not None:
+                from picode.session.skills import invocation_text
+
+                return invocation_text(skill, arguments), None
         found = parse_invocation(text, self._templates)
         if found is None:
             return text, None

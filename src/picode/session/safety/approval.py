@@ -89,12 +89,24 @@ class ApprovalGate:
         )
         return self.approver is not None and gated and tool_name not in self._always
 
-    async def check(self, call_id: str, tool_name: str, args: dict[str, Any]) -> str | None:
-        """None to proceed, or the reason the call was refused."""
+    async def check(
+        self,
+        call_id: str,
+        tool_name: str,
+        args: dict[str, Any],
+        hook: Literal["allow", "ask"] | None = None,
+    ) -> str | None:
+        """None to proceed, or the reason the call was refused. ``hook``: a PreToolUse
+        hook's say: "allow" skips the policy's question (never a protected file's), "ask"
+        asks where the policy would not (and refuses when nobody can answer)."""
         guarded = self.protected.check(tool_name, args) if self.protected else None
         if guarded is not None:
             return await _ask_protected(self, call_id, tool_name, args, guarded)
-        if not self.needs_approval(tool_name) or self.approver is None:
+        if hook == "ask" and self.approver is None:
+            return f"A PreToolUse hook asks to approve this {tool_name} call; nobody can here."
+        if hook == "allow" or self.approver is None:
+            return None
+        if hook != "ask" and not self.needs_approval(tool_name):
             return None
         cwd = self.protected.cwd if self.protected else None
         decision = await self.approver(
@@ -130,7 +142,8 @@ def offer_escalation(tools: Iterable[object], gate: ApprovalGate) -> None:
         sandbox = getattr(tool, "sandbox", None)
         if sandbox is not None and hasattr(sandbox, "escalate"):
             sandbox.escalate = gate.escalate
-            gate.sandboxes.append(sandbox)
+            if sandbox not in gate.sandboxes:  # a subagent offers its parent's tools again
+                gate.sandboxes.append(sandbox)
 
 
 def preview_for(tool_name: str, args: dict[str, Any], *, cwd: Path | None = None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from picode.session.hooks.controls import HookControls
 from picode.session.safety.approval import ApprovalGate, ApprovalPolicy, Approver
 from picode.session.safety.secrets import redact_tool_result
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from picode.session.extensions.loader import ExtensionHost
 
 
-class SafetyControls:
+class SafetyControls(HookControls):
     _approval: ApprovalGate
     _settings: Settings
     _extensions: ExtensionHost
@@ -36,12 +37,12 @@ class SafetyControls:
 
     def set_approver(self, approver: Approver) -> None:
         """Who answers approval asks (the front end's prompt)."""
-        self._approval.approver = approver
+        self._approval.approver = self._notifying(approver)
 
     def set_escalator(self, escalator: Approver) -> None:
         """Who is asked to run a command the sandbox blocked outside it (whatever the
         approval policy); without one the command's result says what was blocked."""
-        self._approval.escalator = escalator
+        self._approval.escalator = self._notifying(escalator)
 
     @property
     def sandbox_state(self) -> tuple[bool, bool] | None:
@@ -63,12 +64,17 @@ class SafetyControls:
         reason = await self._extensions.on_tool_call(call.name, call.arguments, call.id)
         if reason:
             return reason
-        return await self._approval.check(call.id, call.name, call.arguments)
+        verdict = await self._pre_tool_hooks(call)
+        if verdict.blocked:
+            return f"Blocked by a PreToolUse hook: {verdict.reason}"
+        hook = verdict.permission if verdict.permission != "deny" else None
+        return await self._approval.check(call.id, call.name, call.arguments, hook)
 
     async def _after_tool_call(self, call: ToolCall, result: ToolResult) -> ToolResult | None:
         changed = await self._extensions.on_tool_result(call.name, call.arguments, call.id, result)
+        result = await self._post_tool_hooks(call, changed or result)
         # What the model reads: keys and token shapes masked (docs/security.md, "Secrets").
-        return redact_tool_result(changed or result, shapes=self._shapes)
+        return redact_tool_result(result, shapes=self._shapes)
 
     @property
     def _shapes(self) -> bool:

@@ -32,6 +32,7 @@ from picode.session.safety.approval import APPROVAL_POLICIES, ApprovalGate, Appr
 if TYPE_CHECKING:
     from picode.agent.tool import AgentTool, OnUpdate
     from picode.ai.abort import AbortSignal
+    from picode.session.options import SessionOptions
 
 SessionMode = Literal["never", "edits", "all", "plan"]
 SESSION_MODES: tuple[SessionMode, ...] = get_args(SessionMode)
@@ -210,8 +211,13 @@ class PlanControls:
             return []
         return [mode_note(PLAN_ON_NOTE if self._plan.on else PLAN_OFF_NOTE)]
 
-    def _plan_tool(self) -> ExitPlanModeTool:
-        return ExitPlanModeTool(self._exit_plan_mode)
+    def _plan_tools(self, options: SessionOptions) -> list[ExitPlanModeTool]:
+        """``exit_plan_mode``, unless this is a subagent (it shares its parent's approval
+        gate): no one puts a subagent in plan mode, and its tools are what its definition
+        names."""
+        if options.approval_gate is not None:
+            return []
+        return [ExitPlanModeTool(self._exit_plan_mode)]
 
     async def _exit_plan_mode(self, call_id: str, args: dict[str, Any]) -> ToolResult:
         plan = args.get("plan")

@@ -140,7 +140,7 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
     trust = ProjectTrust(folder, items, fingerprint, override=override)
     if not items:
         return trust  # no question: what it would list as context is not read at all
-    trust.context = [*_context_items(folder), *_skill_items(folder)]
+    trust.context = [*_context_items(folder), *_skill_items(folder), *_agent_items(folder)]
     store = TrustStore(paths)
     entry = store.get(folder)
     if store.problem:
@@ -172,6 +172,11 @@ def _gated_files(project: Path, scan: Scan) -> Iterator[tuple[Path, str, list[Pa
         names = sorted({file.relative_to(extensions).parts[0] for file in files})
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         yield extensions, f"runs Python code at start-up (extensions: {shown})", files
+    hooks = project / "hooks"
+    # Where project hooks keep their scripts: a changed script is a changed hook.
+    hook_files = scan.files_below(hooks)
+    if hook_files:
+        yield hooks, f"holds {len(hook_files)} file(s) that hooks may run", hook_files
     system = project / "SYSTEM.md"
     if system.is_file():
         yield system, "replaces picode's system prompt", [system]
@@ -217,6 +222,22 @@ def _skill_items(folder: Path) -> Iterator[TrustItem]:
             yield TrustItem(
                 _relative(skills, folder),
                 f"adds {len(names)} skill(s) the model may read and follow: {shown}",
+            )
+
+
+def _agent_items(folder: Path) -> Iterator[TrustItem]:
+    """The project's agent definitions, named: instructions and a choice among the tools
+    picode already has, never more (docs/subagents.md)."""
+    for agents in (project_dir(folder) / "agents", folder / ".claude" / "agents"):
+        try:
+            names = sorted(p.stem for p in agents.glob("*.md") if p.is_file())
+        except OSError:
+            continue
+        if names:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            yield TrustItem(
+                _relative(agents, folder),
+                f"adds {len(names)} agent(s) the model may hand tasks to: {shown}",
             )
 
 

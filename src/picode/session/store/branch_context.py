@@ -1,9 +1,9 @@
 """Rebuilding a branch's context from its file: the messages from the last compaction on,
-and the model, thinking level, fired rules and spend in force at its end."""
+and the model, thinking level, fired rules, todo list and spend in force at its end."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from picode.ai.types import AssistantMessage
 from picode.session.store.context import BranchMessages, SessionContext
@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 
 #: The custom entry that records a stream rule firing (kept so it fires once per session).
 TTSR_FIRED = "ttsr_fired"
+#: The custom entry that links a subagent's session file; its ``usage`` is the child's spend,
+#: which counts in the parent's.
+SUBAGENT_LINK = "subagent"
+#: The custom entry that saves the model's todo list each time it changes (its ``data``
+#: is the whole list: the last one on the branch is the list at that point).
+TODOS = "todos"
 
 
 def build_context(file: SessionFile) -> SessionContext:
@@ -38,7 +44,9 @@ def build_context(file: SessionFile) -> SessionContext:
     context = SessionContext([], [], display_messages=BranchMessages(file, message_ids))
     context.model = _model_of(file, model_at)
     context.thinking = _thinking_of(file, thinking_at)
-    context.fired_rules = _fired_rules(file, custom_ids)
+    custom_lines = file._read_lines(custom_ids)
+    context.fired_rules = _fired_rules(file, custom_lines)
+    context.todos = _last_todos(file, custom_lines)
     start = 0
     if compaction_at is not None:
         start = _compaction_start(file, path, compaction_at, context)
@@ -47,6 +55,9 @@ def build_context(file: SessionFile) -> SessionContext:
         context.messages.append(message)
         context.message_entry_ids.append(entry_id)
     context.spent = _spent(file, path, compaction_at, context)
+    after = set(path[compaction_at + 1 :]) if compaction_at is not None else None
+    newer = [eid for eid in custom_ids if after is None or eid in after]
+    _add_subagents(file, newer, context.spent)
     return context
 
 
@@ -100,10 +111,21 @@ def _thinking_of(file: SessionFile, entry_id: str | None) -> str | None:
     return level if isinstance(level, str) else None
 
 
-def _fired_rules(file: SessionFile, custom_ids: list[str]) -> list[str]:
+def _add_subagents(file: SessionFile, custom_ids: list[str], total: SessionUsage) -> None:
+    """The spend of the subagents linked since the compaction (its total has the older)."""
+    marker = f'"custom_type":"{SUBAGENT_LINK}"'.encode()
+    wanted = [eid for eid, raw in file._read_lines(custom_ids) if marker in raw]
+    for entry in file._parse_entries(wanted):
+        data = entry.data.get("data")
+        usage = SessionUsage.from_record(data.get("usage")) if isinstance(data, dict) else None
+        if entry.data.get("custom_type") == SUBAGENT_LINK and usage is not None:
+            total.merge(usage)
+
+
+def _fired_rules(file: SessionFile, custom_lines: list[tuple[str, bytes]]) -> list[str]:
     rules: list[str] = []
     marker = f'"custom_type":"{TTSR_FIRED}"'.encode()
-    wanted = [eid for eid, raw in file._read_lines(custom_ids) if marker in raw]
+    wanted = [eid for eid, raw in custom_lines if marker in raw]
     for entry in file._parse_entries(wanted):
         data = entry.data.get("data")
         rule = data.get("rule") if isinstance(data, dict) else None
@@ -111,3 +133,16 @@ def _fired_rules(file: SessionFile, custom_ids: list[str]) -> list[str]:
         if fired and rule not in rules:
             rules.append(str(rule))
     return rules
+
+
+def _last_todos(file: SessionFile, custom_lines: list[tuple[str, bytes]]) -> Any:
+    """The ``data`` of the branch's last todo list entry (None: there is none); only that
+    line is parsed."""
+    marker = f'"custom_type":"{TODOS}"'.encode()
+    for entry_id, raw in reversed(custom_lines):
+        if marker not in raw:
+            continue
+        for entry in file._parse_entries([entry_id]):
+            if entry.data.get("custom_type") == TODOS:
+                return entry.data.get("data")
+    return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from picode.ai.types import Message
 from picode.session.usage import SessionUsage
@@ -68,6 +68,8 @@ class SessionContext:
     """``(provider, model_id)`` of the latest model change on the branch."""
     thinking: str | None = None
     fired_rules: list[str] = field(default_factory=list)
+    todos: Any = None
+    """What the branch's last todo list entry holds (None: no list was ever saved on it)."""
     display_messages: BranchMessages = field(default_factory=_no_display)
     """All message entries on the branch, including those before a compaction (lazy)."""
     spent: SessionUsage = field(default_factory=SessionUsage)

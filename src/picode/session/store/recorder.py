@@ -36,6 +36,8 @@ class Restored:
     model: tuple[str, str] | None = None
     thinking: str | None = None
     fired_rules: list[str] = field(default_factory=list)
+    #: The saved todo list's data as written (``session/todos.py`` reads it); None: none.
+    todos: Any = None
     #: Tokens and cost of the whole branch, including what compactions summarised.
     usage: SessionUsage = field(default_factory=SessionUsage)
 
@@ -168,6 +170,7 @@ class SessionRecorder:
             model=context.model,
             thinking=context.thinking,
             fired_rules=list(context.fired_rules),
+            todos=context.todos,
             usage=context.spent,
         )
 

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     class Aborter(Protocol):
         def abort_run(self) -> bool: ...
 
+    class ApprovalNotifier(Protocol):
+        def approval_waiting(self, tool_name: str, escalation: bool = False) -> None: ...
+
     class ApprovalHost(Protocol):
         """Where the prompt shows, and who hears about the calls it holds."""
 
@@ -44,6 +47,11 @@ if TYPE_CHECKING:
 
         @property
         def interrupts(self) -> Aborter: ...
+
+        @property
+        def notifier(self) -> ApprovalNotifier:
+            """Told when a call starts waiting (a person who looked away hears of it)."""
+            ...
 
         def tool_waiting(self, call_id: str, waiting: bool) -> None:
             """A call starts (True) or stops (False) waiting for an answer."""
@@ -97,6 +105,7 @@ class ApprovalController:
                 return ApprovalDecision("no", "picode is closing.")
             host = self._host
             host.tool_waiting(request.call_id, True)
+            host.notifier.approval_waiting(request.tool_name, request.escalation is not None)
             try:
                 decision = await ask_approval(
                     host.screen_stack[0],

@@ -52,6 +52,7 @@ from picode.session.events import (
     SessionNameChanged,
     SessionSwitched,
     ThinkingLevelChanged,
+    TodosChanged,
 )
 from picode.session.mcp import McpServerStatus
 from picode.tui.controllers.retries import RetryTracker, resumed_retries
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     from picode.session.events import AnySessionEvent
     from picode.tui.widgets.queue import QueueView
     from picode.tui.widgets.status import StatusLine
+    from picode.tui.widgets.todos import TodoPanel
     from picode.tui.widgets.transcript import IndexedEntry, Transcript
 
 INTERRUPTED_TEXT = "Interrupted"
@@ -101,6 +103,9 @@ class RouterHost(Protocol):
 
     @property
     def queue(self) -> QueueView: ...
+
+    @property
+    def todo_panel(self) -> TodoPanel: ...
 
     @property
     def session(self) -> SessionView | None: ...
@@ -199,9 +204,11 @@ class EventRouter:
             case ToolExecutionStart(tool_call_id=call_id, args=args):
                 if (running := self.tools.get(call_id)) is not None:
                     running.set_running(args)
-            case ToolExecutionUpdate(tool_call_id=call_id, partial=partial):
+            case ToolExecutionUpdate(tool_call_id=call_id, tool_name=name, partial=partial):
                 if (running := self.tools.get(call_id)) is not None:
                     running.set_partial(partial)
+                if name == "task":  # a subagent's usage counts in the footer as it grows
+                    self.host.refresh_footer()
             case ToolExecutionEnd(tool_call_id=call_id, result=result, is_error=is_error):
                 if (running := self.tools.get(call_id)) is not None:
                     running.set_result(result, is_error)
@@ -248,6 +255,8 @@ class EventRouter:
                     self.host.refresh_footer()  # the footer keeps the warning in view
             case McpServersChanged(servers=servers):
                 self._mcp_changed(servers)
+            case TodosChanged(todos=todos):
+                self.host.todo_panel.show(todos)
             case CustomEvent():
                 pass
 

@@ -52,13 +52,12 @@ class SkillCommands:
         self._listed = skills
 
     async def use(self, name: str, argument: str) -> None:
-        from picode.session.skills import invocation_text
-
         session = session_of(self.host)
-        skill = next((s for s in session.skills if s.name == name), None)
-        if skill is None:
+        if not any(s.name == name for s in session.skills):
             raise CommandError(f"/{PREFIX}{name} is no longer available.")
-        text = invocation_text(skill, argument)
+        # The session turns it into the message that names the skill (for -p, rpc and
+        # editors alike).
+        text = f"/{PREFIX}{name} {argument}".rstrip()
         if session.is_running:
             session.follow_up(text)
             self.host.report(f"/{PREFIX}{name} will be sent when picode is done.")

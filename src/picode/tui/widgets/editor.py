@@ -9,6 +9,7 @@ sent: re-wrapping a megabyte on every keystroke would freeze the editor.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from textual import events
@@ -19,6 +20,9 @@ HISTORY_LIMIT = 500
 LARGE_PASTE_CHARS = 4_000
 LARGE_PASTE_LINES = 40
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "newline"})
+#: Seconds the cursor blinks after the last key or click; then it stays on. Each blink
+#: redraws a line and writes to the terminal: an idle picode should do no work at all.
+BLINK_FOR_S = 10.0
 
 
 class PromptEditor(TextArea):
@@ -65,6 +69,18 @@ class PromptEditor(TextArea):
         self.pastes: dict[str, str] = {}
         #: Sees every key first; True means it was handled (an open completion list).
         self.key_filter: Callable[[str], bool] | None = None
+        self.clock: Callable[[], float] = time.monotonic
+        self._active_at = self.clock()
+
+    def _restart_blink(self) -> None:
+        self._active_at = self.clock()
+        super()._restart_blink()
+
+    def _toggle_cursor_blink_visible(self) -> None:
+        if self.clock() - self._active_at >= BLINK_FOR_S:
+            self._pause_blink(visible=True)  # the next key or click starts it again
+            return
+        super()._toggle_cursor_blink_visible()
 
     @property
     def is_empty(self) -> bool:

@@ -117,6 +117,10 @@ class ToolCallView(Widget):
         return tool_render.header(self.tool_name, self.args, self.state)
 
     def _body_content(self) -> Content | None:
+        if self.tool_name == "task":
+            body = self._subagent_body()
+            if body is not None:
+                return body
         if self.result is not None:
             return tool_render.result_body(
                 self.tool_name, self.args, self.result, self.state == "error", self.expanded
@@ -124,6 +128,24 @@ class ToolCallView(Widget):
         if self.state == "running":
             return tool_render.running_body(self.tool_name, self.partial)
         return None
+
+    def _subagent_body(self) -> Content | None:
+        """A subagent's block (``subagent_render``), when the call carries one's state."""
+        from picode.session.subagents import subagent_state
+        from picode.tui.widgets.subagent_render import subagent_body
+
+        # An aborted call's result is the loop's own: the last partial still says who ran.
+        state = next(
+            (
+                found
+                for shown in (self.result, self.partial)
+                if shown is not None and (found := subagent_state(shown.details)) is not None
+            ),
+            None,
+        )
+        if state is None:
+            return None
+        return subagent_body(state, self.result, self.state == "error", self.expanded)
 
     def _refresh_header(self) -> None:
         if self._header is not None:

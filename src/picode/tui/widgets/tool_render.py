@@ -15,7 +15,9 @@ from textual.content import Content
 from picode.agent.tool import ToolResult
 from picode.ai.untrusted import one_line, safe, visible
 from picode.session.mcp import tool_display_name
+from picode.session.todos import TODO_TOOL, todos_from
 from picode.tui.diff_lines import DiffLineKind, diff_in, diff_line_kind
+from picode.tui.widgets.todos import render_todos
 
 ToolState: TypeAlias = Literal["streaming", "awaiting", "running", "success", "error"]
 
@@ -28,6 +30,7 @@ KEY_ARGUMENTS: dict[str, str] = {
     "bash": "command",
     "grep": "pattern",
     "find": "pattern",
+    "task": "description",
 }
 BASH_TAIL_LINES = 10
 COLLAPSED_LINES = 6
@@ -47,6 +50,8 @@ _STATE_STYLE: dict[ToolState, str] = {
 
 def key_argument(name: str, args: dict[str, Any]) -> str | None:
     """The argument worth showing next to the tool name, once the stream has revealed it."""
+    if name == TODO_TOOL:
+        return _todo_counts(args)
     key = KEY_ARGUMENTS.get(name)
     value = args.get(key) if key else None
     if value is None:
@@ -101,6 +106,12 @@ def result_body(
         if name == "bash":
             return _tail(text, limit, expanded, style="$tool-error")
         return _head(text, limit, expanded, style="$tool-error")
+    todos = todos_from(result.details) if name == TODO_TOOL else None
+    if todos is not None:
+        # The list with the panel's marks, not the text the model reads back.
+        if not todos:
+            return Content.styled("List cleared", "$muted")
+        return render_todos(todos, EXPANDED_LINES if expanded else COLLAPSED_LINES)
     diff = diff_in(result.details)
     if name == "edit" and diff is not None:
         return render_diff(diff, None if expanded else DIFF_COLLAPSED_LINES)
@@ -148,6 +159,14 @@ def render_diff(diff: str, limit: int | None) -> Content:
     if len(shown) < len(lines):
         rendered.append(_more_note(len(lines) - len(shown), "more lines", expanded=False))
     return Content("\n").join(rendered)
+
+
+def _todo_counts(args: dict[str, Any]) -> str | None:
+    items = args.get("todos")
+    if not isinstance(items, list) or not items:
+        return None
+    done = sum(1 for item in items if isinstance(item, dict) and item.get("status") == "completed")
+    return f"{done}/{len(items)} done"
 
 
 def _summary_line(name: str, source: str, result: ToolResult, expanded: bool) -> str:

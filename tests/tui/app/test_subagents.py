@@ -1,0 +1,86 @@
+"""A subagent in the TUI: one block under its task call (agent, current tool, tokens,
+elapsed), Ctrl+O expands it to the child's transcript, Esc stops it with the parent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from picode.ai.providers.faux import FauxText, FauxToolCall, FauxTurn, text_turn, tool_turn
+from picode.ai.types import Context, UserMessage
+from picode.tui.widgets.tool_call import ToolCallView
+from tests.tui.conftest import SIZE, TuiHarness, run, send, wait_until
+
+
+def _script(parent: list[FauxTurn], child: list[FauxTurn]) -> Any:
+    def script(context: Context) -> FauxTurn:
+        first = next((m for m in context.messages if isinstance(m, UserMessage)), None)
+        if first is not None and first.text == "look around":
+            return child.pop(0)
+        return parent.pop(0)
+
+    return script
+
+
+def _task() -> FauxToolCall:
+    return FauxToolCall("task", {"description": "survey the code", "prompt": "look around"})
+
+
+def test_a_running_subagent_shows_its_state_and_expands_to_its_transcript(
+    tui: TuiHarness,
+) -> None:
+    parent = [tool_turn(_task())]
+    child = [
+        tool_turn(FauxToolCall("ls", {"path": "."}), text="Listing\x1b]0;owned\x07 first"),
+        FauxTurn([FauxText("still going")], hang=True),
+    ]
+    script = _script(parent, child)
+    faux = tui.faux(*[script] * 3)
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await send(pilot, "delegate")
+            await wait_until(pilot, lambda: app.query(ToolCallView))
+            view = app.query_one(ToolCallView)
+            assert "survey the code" in view.header_text
+            await wait_until(pilot, lambda: "general" in view.body_text)
+            await wait_until(pilot, lambda: len(faux.requests) == 3, timeout=10)
+            await wait_until(pilot, lambda: "tokens" in view.body_text)
+            first = view.body_text.split("\n")[0]
+            assert first.startswith("general · ")
+            assert "ctrl+o to expand" in first
+            await pilot.press("ctrl+o")
+            await wait_until(pilot, lambda: "● ls ." in view.body_text)
+            # The child's text, its escape sequence removed.
+            assert "Listing first" in view.body_text
+            assert "\x1b" not in view.body_text and "\x07" not in view.body_text
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: view.state == "error", timeout=10)
+            assert view.body_text.startswith("general · ")
+            assert "Aborted" in view.body_text
+            assert faux.aborts == 1
+
+    run(scenario())
+
+
+def test_a_finished_subagent_shows_its_answer_and_transcript_path(tui: TuiHarness) -> None:
+    parent = [tool_turn(_task()), text_turn("thanks")]
+    child = [text_turn("The answer\nin two lines")]
+    faux = tui.faux(*[_script(parent, child)] * 3)
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await send(pilot, "delegate")
+            await wait_until(pilot, lambda: app.query(ToolCallView))
+            view = app.query_one(ToolCallView)
+            await wait_until(pilot, lambda: view.state == "success", timeout=10)
+            assert "The answer\nin two lines" in view.body_text
+            assert "Transcript:" not in view.body_text
+            await pilot.press("ctrl+o")
+            assert "Transcript: " in view.body_text
+            assert ".jsonl" in view.body_text
+
+    run(scenario())
