@@ -9,7 +9,9 @@ prompt: "edit <file>", "read <file>", "run: <command>", otherwise `ls -la`), and
 tool result a markdown answer with a code block. "slow" in the prompt streams a long reply
 slowly (to try Esc and steering); "fail" answers 529 once (to see the retry countdown),
 "fail N" N times in a row (to see a retry sequence give up, or to type during its
-countdown).
+countdown). "todo" calls the todo tool with a three-item list, "plan" calls exit_plan_mode
+with a plan (try it in plan mode, Shift+Tab), "delegate" hands two jobs to subagents (each
+runs a short command, so the server answers the children too).
 """
 
 from __future__ import annotations
@@ -104,7 +106,22 @@ class Demo:
         call_id = f"toolu_{int(time.time() * 1000) % 10**8}"
         match = re.search(r"\b(edit|read)\s+(\S+)", prompt)
         run = re.search(r"\brun:\s*(.+)$", prompt)
-        if run:
+        lowered = prompt.lower()
+        if "delegate" in lowered:
+            for n in (1, 2):
+                job = {"description": f"Job {n}", "prompt": f"run: sleep 1; echo child {n}"}
+                stream.tool_use(f"{call_id}_{n}", "task", _pieces(json.dumps(job), 9))
+        elif "todo" in lowered:
+            todos = [
+                {"content": "Read the code", "status": "completed"},
+                {"content": "Write the fix", "status": "in_progress"},
+                {"content": "Run the tests", "status": "pending"},
+            ]
+            stream.tool_use(call_id, "todo", _pieces(json.dumps({"todos": todos}), 9))
+        elif "plan" in lowered:
+            plan = {"plan": "## Plan\n\n1. Read `main.py`\n2. Add a `--verbose` flag\n3. Test it"}
+            stream.tool_use(call_id, "exit_plan_mode", _pieces(json.dumps(plan), 9))
+        elif run:
             command = {"command": run.group(1).strip()}
             stream.tool_use(call_id, "bash", _pieces(json.dumps(command), 5))
         elif match and match.group(1) == "edit" and Path(match.group(2)).is_file():

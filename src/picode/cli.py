@@ -105,6 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--approve", action="store_true", help="ask before bash, write and edit run"
     )
     parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="start in plan mode: only tools that read run until you approve the model's plan "
+        "(in print mode the plan is printed and nothing is changed)",
+    )
+    parser.add_argument(
         "--trust-project",
         action="store_true",
         help="use this folder's .picode/ providers, extensions, rules and SYSTEM.md for this "

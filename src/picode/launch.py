@@ -208,6 +208,7 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         approval="all" if args.approve else None,
+        plan=args.plan,
         project_trusted=trust.trusted,
         model_explicit=bool(args.model),
         thinking_explicit=args.thinking is not None or thinking_in_ref,

@@ -42,7 +42,12 @@ def test_streamed_answer_in_a_session_named_by_its_picode_id(
     usage = client.of_kind("usage_update")[-1]
     assert usage.size > usage.used > 0
     assert session.modes.current_mode_id == "never"
-    assert [mode.id for mode in session.modes.available_modes] == ["never", "edits", "all"]
+    assert [mode.id for mode in session.modes.available_modes] == [
+        "never",
+        "edits",
+        "all",
+        "plan",
+    ]
 
 
 def test_cancel_closes_the_model_request(wire: WireServer, picode: PicodeEnv) -> None:
@@ -249,7 +254,7 @@ def test_set_mode_then_permission_asks_reject_and_allow(
             session_id = (await new_session(conn, picode.project)).session_id
             with pytest.raises(RequestError, match="Invalid params") as refused:
                 await conn.set_session_mode(session_id=session_id, mode_id="sometimes")
-            assert "never, edits, all" in str(refused.value.data)
+            assert "never, edits, all, plan" in str(refused.value.data)
             await conn.set_session_mode(session_id=session_id, mode_id="edits")
             return await prompt(conn, session_id, "write two files")
 

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from picode.ai.types import TextContent, UserMessage
 
+#: A note picode adds to a prompt for the model (plan mode went on or off): not typed, and
+#: never shown as part of the message.
+_NOTE = "\n\n<picode-note>"
 _BLOCK = re.compile(r'\A\n\n<file path="([^"]*)"((?: [a-z]+="[^"]*")*)>')
 _ATTRIBUTE = re.compile(r'([a-z]+)="([^"]*)"')
 
@@ -51,6 +54,22 @@ def image_file_note(shown: str, mime_type: str, size: str) -> TextContent:
     return TextContent(f'\n\n<file path="{_quote(shown)}" type="{mime_type}" size="{size}"></file>')
 
 
+def mode_note(text: str) -> TextContent:
+    """A block that tells the model something changed; read back, it is left out."""
+    return TextContent(f"{_NOTE}{text}</picode-note>")
+
+
+def notes_in(message: UserMessage) -> list[str]:
+    """The text of each ``mode_note`` block of ``message``, in order."""
+    if isinstance(message.content, str):
+        return []
+    return [
+        block.text[len(_NOTE) : -len("</picode-note>")]
+        for block in message.content
+        if isinstance(block, TextContent) and block.text.startswith(_NOTE)
+    ]
+
+
 def split_attachments(message: UserMessage) -> tuple[str, list[Attached]]:
     """The typed text of ``message`` and the files attached to it (none for plain text)."""
     if isinstance(message.content, str):
@@ -58,7 +77,7 @@ def split_attachments(message: UserMessage) -> tuple[str, list[Attached]]:
     typed: list[str] = []
     attached: list[Attached] = []
     for block in message.content:
-        if not isinstance(block, TextContent):
+        if not isinstance(block, TextContent) or block.text.startswith(_NOTE):
             continue
         if (header := _BLOCK.match(block.text)) is not None:
             attached.append(_parse_header(header.group(1), header.group(2)))

@@ -123,6 +123,8 @@ class BaseTool:
     label: ClassVar[str]
     description: ClassVar[str]
     params_model: ClassVar[type[BaseModel]]
+    #: Changes nothing (files, processes, the network): plan mode runs it (``is_read_only``).
+    read_only: ClassVar[bool] = False
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -150,6 +152,7 @@ class FunctionTool:
     schema: dict[str, Any]
     function: Callable[[dict[str, Any], AbortSignal, OnUpdate], Awaitable[ToolResult]]
     required: tuple[str, ...] = field(default=())
+    read_only: bool = False
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -206,6 +209,13 @@ def validate_arguments(model: type[BaseModel], arguments: dict[str, Any]) -> Bas
         raise ToolArgumentsError(
             f"Invalid arguments: {'; '.join(problems)}. Expected parameters: {expected}."
         ) from None
+
+
+def is_read_only(tool: object) -> bool:
+    """Does ``tool`` declare that it changes nothing? An optional part of the protocol: a
+    ``read_only`` attribute that is ``True`` (``BaseTool``, ``FunctionTool``); any other tool
+    counts as one that may change things. Plan mode runs only these."""
+    return getattr(tool, "read_only", False) is True
 
 
 def tool_spec(tool: AgentTool) -> Tool:

@@ -67,6 +67,7 @@ from picode.session.safety.approval import (
     offer_escalation,
 )
 from picode.session.safety.controls import SafetyControls
+from picode.session.safety.plan_mode import PlanControls, PlanState
 from picode.session.safety.secrets import redact_tool_result
 from picode.session.seams import SessionSeams
 from picode.session.skills import open_skills, skills_prompt
@@ -90,6 +91,7 @@ __all__ = ["AgentBusyError", "AgentSession", "SessionOptions", "SessionUsage"]
 class AgentSession(
     SessionView,
     ModelControls,
+    PlanControls,
     SafetyControls,
     StoredConversation,
     TodoControls,  # before SessionSwitching, which calls it
@@ -135,6 +137,7 @@ class AgentSession(
             self._notifying(options.approver) if options.approver else None,
             ProtectedPaths.standard(options.paths, options.cwd),
         )
+        self._plan = PlanState(on=options.plan)
         self._run_lock = asyncio.Lock()
         self._abort_retry: AbortController | None = None
         self._running = False
@@ -143,7 +146,8 @@ class AgentSession(
         self._load_templates(options.paths.config_dir, options.cwd)
         for problem in self._extensions.load() if options.load_extensions else []:
             self.notify(problem, "warning", "extensions")
-        tools = self._extensions.merged_tools(options.tools, self.notify)
+        tools = [*self._extensions.merged_tools(options.tools, self.notify)]
+        tools += self._plan_tools(options)
         offer_escalation(tools, self._approval)
         tools = offer_task_tool(tools, options, self._approval, self._seams, self, self.notify)
         self._skills = open_skills(options.cwd, options.paths.config_dir, self.notify)
@@ -205,16 +209,6 @@ class AgentSession(
         await session._extensions.emit("session_start", session)
         await session._session_start_hooks("resume" if session.messages else "startup")
         return session
-
-    def _start_mcp(self) -> None:
-        servers = self._settings.mcp.servers
-        if not servers:
-            return
-        # The SDK is imported only now: a session without servers never loads it.
-        from picode.session.mcp.manager import McpManager
-
-        self._mcp = McpManager(servers, self.cwd, self._mcp_changed, self._mcp_hooks())
-        self._mcp.start()
 
     def _mcp_changed(self) -> None:
         if self._mcp is not None:
@@ -353,7 +347,7 @@ class AgentSession(
             text = repair_text(await self._extensions.transform_input(repair_text(text)))
             if (hooked := await self._prompt_hooks(text)) is None:
                 return
-            message = _user_message(hooked, attachments)
+            message = _user_message(hooked, [*attachments, *self._mode_notes()])
             await self._run(lambda: self._agent.prompt(message))
         finally:
             self._restore_model(before)

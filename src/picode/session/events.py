@@ -96,6 +96,15 @@ class ThinkingLevelChanged:
 
 
 @dataclass(slots=True)
+class ModeChanged:
+    """Plan mode or the approval policy changed: ``mode`` is "plan", "never", "edits" or
+    "all" (``AgentSession.mode``)."""
+
+    mode: str
+    type: ClassVar[str] = "mode_changed"
+
+
+@dataclass(slots=True)
 class QueueChanged:
     steering: list[str] = field(default_factory=list)
     follow_ups: list[str] = field(default_factory=list)
@@ -168,6 +177,7 @@ SessionEvent: TypeAlias = (
     | SessionSwitched
     | ModelChanged
     | ThinkingLevelChanged
+    | ModeChanged
     | QueueChanged
     | Notice
     | SessionNameChanged

@@ -37,6 +37,8 @@ class SessionOptions:
     append_system_prompt: str | None = None
     approver: Approver | None = None
     approval: ApprovalPolicy | None = None
+    #: Start in plan mode (``--plan``).
+    plan: bool = False
     load_extensions: bool = True
     #: The person trusts this folder: its ``.picode/`` extensions, rules and SYSTEM.md apply
     #: (session/safety/trust.py). Off unless a front end says so.

@@ -39,6 +39,7 @@ class FindParams(StrictParams):
 
 class FindTool(BaseTool):
     name = "find"
+    read_only = True
     label = "Find"
     description = DESCRIPTION
     params_model = FindParams

@@ -54,6 +54,7 @@ class GrepParams(StrictParams):
 
 class GrepTool(BaseTool):
     name = "grep"
+    read_only = True
     label = "Grep"
     description = DESCRIPTION
     params_model = GrepParams

@@ -33,6 +33,7 @@ class LsParams(StrictParams):
 
 class LsTool(BaseTool):
     name = "ls"
+    read_only = True
     label = "List"
     description = DESCRIPTION
     params_model = LsParams

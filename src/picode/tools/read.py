@@ -64,6 +64,7 @@ class TextWindow:
 
 class ReadTool(BaseTool):
     name = "read"
+    read_only = True
     label = "Read"
     description = DESCRIPTION
     params_model = ReadParams

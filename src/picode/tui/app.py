@@ -20,7 +20,6 @@ from picode.tui.bindings import APP_BINDINGS
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
 from picode.tui.controllers.interrupt import InterruptController
-from picode.tui.controllers.notify import TerminalNotifier
 from picode.tui.controllers.quit import QuitController
 from picode.tui.controllers.shell import ShellRunner
 from picode.tui.controllers.submit import Submitter
@@ -37,7 +36,6 @@ from picode.tui.widgets.notice import NoticeLevel, NoticeView, WelcomeView
 from picode.tui.widgets.output_below import OutputBelow
 from picode.tui.widgets.queue import QueueView
 from picode.tui.widgets.status import StatusLine
-from picode.tui.widgets.todos import TodoPanel
 from picode.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -50,11 +48,13 @@ if TYPE_CHECKING:
     from picode.tui.controllers.commands import CommandController
     from picode.tui.controllers.completion import CompletionController
     from picode.tui.controllers.interrupt import Popup
+    from picode.tui.controllers.notify import TerminalNotifier
     from picode.tui.controllers.router import EventRouter
     from picode.tui.controllers.search import TranscriptSearch
     from picode.tui.controllers.trust import TrustController
     from picode.tui.controllers.warmup import ProviderWarmup
     from picode.tui.widgets.editor import PromptEditor
+    from picode.tui.widgets.todos import TodoPanel
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,6 @@ class PicodeApp(App[int]):
         self.output_below = OutputBelow(self.transcript)
         self.status = StatusLine(clock=config.clock)
         self.queue = QueueView()
-        self.todo_panel = TodoPanel()
         self.info_footer = InfoFooter(self._footer_info())
         #: Built with the session: its imports (agent events, Markdown) wait for the first frame.
         self.router: EventRouter | None = None
@@ -98,7 +97,6 @@ class PicodeApp(App[int]):
         self.completion_popup: CompletionPopup | None = None
         self.shell = ShellRunner(self, cwd=config.cwd)
         self.approvals = ApprovalController(self, clock=config.clock)
-        self.notifier = TerminalNotifier(self)
         self.history = HistoryPager(self)
         #: Passed to the clipboard tools (tests point PATH at fakes); None = os.environ.
         self.clipboard_env: Mapping[str, str] | None = None
@@ -131,7 +129,6 @@ class PicodeApp(App[int]):
 
     def compose(self) -> ComposeResult:
         yield self.transcript  # the "new output below" row comes after the first frame
-        yield self.todo_panel
         yield self.queue
         yield self.status
         yield EditorPlaceholder(PLACEHOLDER)  # the editor takes its place after this frame
@@ -174,10 +171,6 @@ class PicodeApp(App[int]):
         from picode.tui.controllers.search import TranscriptSearch
 
         return TranscriptSearch(self)
-
-    @property
-    def _search_built(self) -> bool:  # built on the first ctrl+f
-        return "search" in self.__dict__
 
     @cached_property
     def warmup(self) -> ProviderWarmup:
@@ -250,15 +243,29 @@ class PicodeApp(App[int]):
             self.editor.focus()
 
     def popups(self) -> list[Popup]:
-        """What Esc closes before it interrupts, checked last to first: an approval prompt,
-        then the completion list, the search, then `!cmd`."""
+        """What Esc closes before it interrupts, checked last to first."""
         popups: list[Popup] = [self.shell]
-        if self._search_built:
+        if "search" in self.__dict__:  # built on the first ctrl+f
             popups.append(self.search)
         if self.completion is not None:
             popups.append(self.completion)
         popups.append(self.approvals)
         return popups
+
+    @cached_property
+    def todo_panel(self) -> TodoPanel:
+        """Mounted when a session opens: the first frame has no list to show."""
+        from picode.tui.widgets.todos import TodoPanel
+
+        panel = TodoPanel()
+        self.mount(panel, before=self.queue)
+        return panel
+
+    @cached_property
+    def notifier(self) -> TerminalNotifier:
+        from picode.tui.controllers.notify import TerminalNotifier
+
+        return TerminalNotifier(self)
 
     def mark_interrupted(self) -> None:
         self.notifier.run_aborted()
@@ -363,7 +370,7 @@ class PicodeApp(App[int]):
                 return bool(self.selected_text())
             case "clear_or_quit" | "quit_if_empty":
                 # The search field has the keys then: ctrl+c/ctrl+d edit the query.
-                return not (self._search_built and self.search.has_focus())
+                return not ("search" in self.__dict__ and self.search.has_focus())
         return True
 
     def action_interrupt(self) -> None:
@@ -417,6 +424,12 @@ class PicodeApp(App[int]):
 
         if self.session is not None:
             cycle_thinking(self.session, self)
+
+    def action_cycle_mode(self) -> None:
+        from picode.tui.controllers.mode_keys import cycle_mode
+
+        if self.session is not None:
+            cycle_mode(self.session, self)
 
     def action_cycle_model(self) -> None:
         from picode.tui.controllers.model_keys import cycle_model
@@ -476,7 +489,8 @@ class PicodeApp(App[int]):
         """Quit: abort what runs, let the session save, then leave."""
         if not self.quitter.begin_shutdown():
             return
-        self.notifier.stop()
+        if "notifier" in self.__dict__:  # made only once something needed it
+            self.notifier.stop()
         self.approvals.refuse_all()
         self.shell.stop()
         self.resume_hint = await self.quitter.close_session(self.session)

@@ -101,20 +101,20 @@ def test_quitting_while_busy_aborts_and_saves(tui: TuiHarness) -> None:
     assert "remember me" in texts
 
 
-def test_shift_tab_cycles_thinking_and_the_footer_follows(tui: TuiHarness) -> None:
+def test_alt_t_cycles_thinking_and_the_footer_follows(tui: TuiHarness) -> None:
     app = tui.app(tui.faux())
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
             session = await open_session(pilot)
             assert app.info_footer.info.thinking == "off"
-            await pilot.press("shift+tab")
+            await pilot.press("alt+t")
             await wait_until(pilot, lambda: app.info_footer.info.thinking != "off")
             assert app.info_footer.info.thinking == session.thinking
             assert "thinking " + session.thinking in app.info_footer.right_text().plain
-            assert app.focused is app.editor  # shift+tab did not move the focus
+            assert app.focused is app.editor  # alt+t did not move the focus
             await wait_until(pilot, lambda: has_notice(app, f"Thinking: {session.thinking}"))
-            await pilot.press("shift+tab", "shift+tab", "shift+tab")
+            await pilot.press("alt+t", "alt+t", "alt+t")
             await wait_until(pilot, lambda: has_notice(app, f"Thinking: {session.thinking}"))
             # A run of presses is one line, saying where it ended.
             assert len([n for n in notices(app) if n.startswith("Thinking: ")]) == 1

@@ -56,6 +56,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "hotkeys",
         "trust",
         "sandbox",
+        "plan",
         "quit",
         "exit",
     ]
@@ -129,7 +130,7 @@ def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> No
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 24
+    assert len(BUILTIN_COMMANDS) == 25
 
 
 # --- triggers -----------------------------------------------------------------------------

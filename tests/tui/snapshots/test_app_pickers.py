@@ -107,3 +107,27 @@ def test_approval_prompt_in_the_app(tui: TuiHarness, snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_plan_prompt_in_the_app(tui: TuiHarness, snap_compare: Any) -> None:
+    plan = (
+        "## Steps\n\n1. Read `src/app.py`\n2. Add **retry** to `fetch()`\n\n"
+        "```python\nretry(3)\n```"
+    )
+    faux = tui.faux(tool_turn(FauxToolCall("exit_plan_mode", {"plan": plan})), text_turn("Ok."))
+    app = tui.app(faux)
+    app.approvals.arm_delay = 0
+
+    async def run_before(pilot: Any) -> None:
+        await wait_until(pilot, lambda: app.session is not None, what="session")
+        app.session.set_mode("plan")
+        app.editor.cursor_blink = False
+        await type_text(pilot, "add retries")
+        press_now(app, "enter")
+        await wait_until(pilot, lambda: app.approvals.prompt is not None, what="prompt")
+        prompt = app.approvals.prompt
+        assert prompt is not None
+        await wait_until(pilot, lambda: prompt.is_armed)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

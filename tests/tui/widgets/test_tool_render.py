@@ -134,3 +134,14 @@ def test_arguments_are_spelled_out_and_output_loses_its_escapes() -> None:
         "write", {"path": "a", "content": "z\x07\n"}, ToolResult.text("ok"), False, True
     )
     assert written is not None and "z\\x07" in written.plain
+
+
+def test_exit_plan_mode_says_what_became_of_the_plan_and_expands_to_it() -> None:
+    args = {"plan": "## Steps\n1. write \x1b[31mout.txt"}
+    result = ToolResult.text("The user approved the plan. Plan mode is off: carry it out.")
+    folded = tool_render.result_body("exit_plan_mode", args, result, False, expanded=False)
+    assert folded is not None
+    assert folded.plain == "The user approved the plan. (ctrl+o to expand)"
+    expanded = tool_render.result_body("exit_plan_mode", args, result, False, expanded=True)
+    assert expanded is not None
+    assert "## Steps\n1. write" in expanded.plain and "\x1b" not in expanded.plain

@@ -43,7 +43,7 @@ from acp.stdio import stdio_streams
 
 from picode.agent.events import ToolExecutionEnd, ToolExecutionStart
 from picode.ai.types import AssistantMessage
-from picode.modes.acp import session_config
+from picode.modes.acp import plan_approval, session_config
 from picode.modes.acp.auth import auth_methods, require_key
 from picode.modes.acp.changes import CHANGING_TOOLS, FileChanges
 from picode.modes.acp.commands import available_commands
@@ -280,6 +280,7 @@ class PicodeAcpAgent:
         hosted = Hosted(session_id, session, folder, FileChanges(files, folder))
         link.session_id = session_id
         holder.append(hosted)
+        plan_approval.attach(self, hosted)
         self.sessions[session_id] = hosted
         session.subscribe(lambda event: self._forward(hosted, event))
         return hosted

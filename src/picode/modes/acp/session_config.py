@@ -1,4 +1,5 @@
-"""What an ACP client can switch per session: the approval mode (``session/set_mode``), and
+"""What an ACP client can switch per session: the mode (``session/set_mode``: an approval
+policy or plan mode), and
 the model and thinking level (``session/set_config_option``, categories model and
 thought_level: this protocol version has no ``session/set_model``)."""
 
@@ -17,10 +18,11 @@ from acp.schema import (
 
 from picode.ai.models import THINKING_LEVELS, UnknownModelError
 from picode.ai.thinking import runs_at
-from picode.session.safety import ApprovalPolicy
+from picode.session.safety import SessionMode as PicodeMode
 
-#: picode's approval levels (``--approve``, ``approval`` in config.toml), as ACP modes.
-MODES: dict[ApprovalPolicy, SessionMode] = {
+#: picode's approval levels (``--approve``, ``approval`` in config.toml) and plan mode, as
+#: ACP modes.
+MODES: dict[PicodeMode, SessionMode] = {
     "never": SessionMode(
         id="never", name="Never ask", description="Tools run without asking first."
     ),
@@ -34,22 +36,26 @@ MODES: dict[ApprovalPolicy, SessionMode] = {
         name="Ask before edits and commands",
         description="write, edit and bash wait for your approval.",
     ),
+    "plan": SessionMode(
+        id="plan",
+        name="Plan",
+        description="Only reading runs; the agent shows you a plan to approve before it "
+        "changes anything.",
+    ),
 }
 MODEL_OPTION = "model"
 THINKING_OPTION = "thinking"
 
 
 def mode_state(session: Any) -> SessionModeState:
-    return SessionModeState(
-        current_mode_id=session.approval_policy, available_modes=list(MODES.values())
-    )
+    return SessionModeState(current_mode_id=session.mode, available_modes=list(MODES.values()))
 
 
 def set_mode(session: Any, mode_id: str) -> None:
     if mode_id not in MODES:
         known = ", ".join(MODES)
         raise RequestError.invalid_params({"message": f"unknown mode {mode_id!r}; one of {known}"})
-    session.set_approval_policy(mode_id)
+    session.set_mode(mode_id)
 
 
 def config_options(session: Any) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:

@@ -46,7 +46,7 @@ from picode.ai.types import (
 )
 from picode.ai.untrusted import one_line
 from picode.modes.acp.terminal import TERMINAL_ID
-from picode.session.events import TodosChanged
+from picode.session.events import ModeChanged, TodosChanged
 from picode.session.todos import Todo
 from picode.tools._paths import resolve_path
 
@@ -115,6 +115,9 @@ def event_to_update(event: Any, cwd: Path) -> Update | None:
             return plan_update(todos)
         case ToolExecutionStart(tool_call_id=call_id, tool_name=name, args=args):
             return tool_started(call_id, name, args, cwd, status="in_progress")
+        case ModeChanged(mode=mode):
+            # Also when picode changed it (a plan approved leaves plan mode).
+            return helpers.update_current_mode(mode)
         case ToolExecutionUpdate(tool_call_id=call_id, partial=partial):
             terminal = terminal_content(partial)
             if terminal is not None:

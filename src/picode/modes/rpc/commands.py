@@ -148,6 +148,37 @@ async def approve(server: RpcServer, command: dict[str, Any]) -> Any:
     server.approvals.resolve(request_id, decision, reason if isinstance(reason, str) else None)
 
 
+async def answer_plan(server: RpcServer, command: dict[str, Any]) -> Any:
+    request_id = command.get("request_id")
+    decision = command.get("decision")
+    policy = command.get("policy")
+    feedback = command.get("feedback")
+    if not isinstance(request_id, str):
+        raise RpcError("'request_id' must be the id of a plan_request")
+    if not isinstance(decision, str):
+        raise RpcError("'decision' must be approve, feedback or cancel")
+    if policy is not None and not isinstance(policy, str):
+        raise RpcError("'policy' must be never, edits or all")
+    server.approvals.resolve_plan(
+        request_id, decision, policy, feedback if isinstance(feedback, str) else None
+    )
+
+
+async def set_mode(server: RpcServer, command: dict[str, Any]) -> Any:
+    mode = command.get("mode")
+    if not isinstance(mode, str):
+        raise RpcError("'mode' must be plan, never, edits or all")
+    try:
+        server.session.set_mode(mode)
+    except ValueError as exc:
+        raise RpcError(str(exc)) from None
+    return {"mode": server.session.mode}
+
+
+async def cycle_mode(server: RpcServer, command: dict[str, Any]) -> Any:
+    return {"mode": server.session.cycle_mode()}
+
+
 # --- model and thinking ------------------------------------------------------------------
 
 
@@ -250,6 +281,8 @@ async def get_state(server: RpcServer, command: dict[str, Any]) -> Any:
         "queued_steering": session.queued_steering,
         "queued_follow_ups": session.queued_follow_ups,
         "pending_approvals": sorted(server.approvals.pending),
+        "mode": session.mode,
+        "pending_plans": sorted(server.approvals.plans),
         "context_tokens": session.context_tokens,
         "context_window": session.context_window,
         "usage": {
@@ -332,6 +365,9 @@ HANDLERS: dict[str, Handler] = {
     "abort": abort,
     "wait_for_idle": wait_for_idle,
     "approve": approve,
+    "answer_plan": answer_plan,
+    "set_mode": set_mode,
+    "cycle_mode": cycle_mode,
     "set_model": set_model,
     "cycle_model": cycle_model,
     "get_available_models": get_available_models,

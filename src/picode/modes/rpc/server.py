@@ -46,6 +46,7 @@ async def _serve(options: Any) -> int:
     session = await open_session(options)
     if session is None:
         return EXIT_ERROR
+    session.set_plan_approver(approvals.ask_plan)
     server = RpcServer(session, out.json, approvals)
     elicitations = RpcElicitations(out.json)
     session.set_elicitor(elicitations.ask)

@@ -18,7 +18,10 @@ from picode.session.mcp.status import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from picode.ai.types import UserContent
+    from picode.session.config.settings import Settings
     from picode.session.mcp.connection import McpConnection
     from picode.session.mcp.manager import McpManager
     from picode.session.models.auth import AuthStore
@@ -39,11 +42,17 @@ class McpHooks:
 class McpControls:
     _mcp: McpManager | None
     _credentials: Credentials
+    _settings: Settings
     _elicitor: Elicitor | None = None
 
     if TYPE_CHECKING:
 
+        @property
+        def cwd(self) -> Path: ...
+
         def notify(self, text: str, level: str = "info", source: str | None = None) -> None: ...
+
+        def _mcp_changed(self) -> None: ...
 
     async def mcp_login(self, name: str, show_url: ShowUrl) -> None:
         """Log in to the HTTP server ``name`` (OAuth in the browser: ``show_url`` gets the
@@ -60,8 +69,16 @@ class McpControls:
         one, requests are declined with a notice."""
         self._elicitor = elicitor
 
-    def _mcp_hooks(self) -> McpHooks:
-        return McpHooks(self._credentials.auth, self._elicit)
+    def _start_mcp(self) -> None:
+        servers = self._settings.mcp.servers
+        if not servers:
+            return
+        # The SDK is imported only now: a session without servers never loads it.
+        from picode.session.mcp.manager import McpManager
+
+        hooks = McpHooks(self._credentials.auth, self._elicit)
+        self._mcp = McpManager(servers, self.cwd, self._mcp_changed, hooks)
+        self._mcp.start()
 
     async def _elicit(self, request: ElicitationRequest) -> ElicitationAnswer:
         if self._elicitor is None:

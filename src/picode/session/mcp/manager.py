@@ -70,6 +70,7 @@ class McpManager:
                         parameters=dict(tool.input_schema),
                         tool=tool.name,
                         connection=connection,
+                        read_only=_read_only(tool),
                     )
                 )
         return offered
@@ -113,6 +114,11 @@ class McpManager:
         for tool in self.tools():
             by_server.setdefault(tool.connection.name, []).append(tool.name)
         return [c.status(tuple(by_server.get(c.name, ()))) for c in self._connections]
+
+
+def _read_only(tool: types.Tool) -> bool:
+    """The server says the tool changes nothing (a hint: trusted as far as the server is)."""
+    return tool.annotations is not None and tool.annotations.read_only_hint is True
 
 
 def _task_only(tool: types.Tool) -> bool:

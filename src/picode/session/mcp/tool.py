@@ -31,6 +31,8 @@ class McpTool:
     #: The tool's own name on its server.
     tool: str
     connection: McpConnection
+    #: The server annotated the tool ``readOnlyHint``: plan mode runs it.
+    read_only: bool = False
 
     def validate(self, arguments: dict[str, Any]) -> Any:
         # The server validates against its schema; only what it surely refuses is caught here.

@@ -17,6 +17,14 @@ if TYPE_CHECKING:
         ApprovalRequest,
         Approver,
     )
+    from picode.session.safety.plan_mode import (
+        MODE_CYCLE,
+        SESSION_MODES,
+        PlanApprover,
+        PlanDecision,
+        PlanRequest,
+        SessionMode,
+    )
     from picode.session.safety.secrets import model_command_environment, unset_script
     from picode.session.safety.trust import ProjectTrust, assess_project, record_decision
 
@@ -25,7 +33,13 @@ _WHERE = {
     "ApprovalPolicy": "approval",
     "ApprovalRequest": "approval",
     "Approver": "approval",
+    "MODE_CYCLE": "plan_mode",
+    "PlanApprover": "plan_mode",
+    "PlanDecision": "plan_mode",
+    "PlanRequest": "plan_mode",
     "ProjectTrust": "trust",
+    "SESSION_MODES": "plan_mode",
+    "SessionMode": "plan_mode",
     "assess_project": "trust",
     "model_command_environment": "secrets",
     "record_decision": "trust",
@@ -33,11 +47,17 @@ _WHERE = {
 }
 
 __all__ = [
+    "MODE_CYCLE",
+    "SESSION_MODES",
     "ApprovalDecision",
     "ApprovalPolicy",
     "ApprovalRequest",
     "Approver",
+    "PlanApprover",
+    "PlanDecision",
+    "PlanRequest",
     "ProjectTrust",
+    "SessionMode",
     "assess_project",
     "model_command_environment",
     "record_decision",

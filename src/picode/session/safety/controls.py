@@ -22,6 +22,10 @@ class SafetyControls(HookControls):
     _settings: Settings
     _extensions: ExtensionHost
 
+    if TYPE_CHECKING:  # PlanControls'
+
+        def _plan_refusal(self, tool_name: str) -> str | None: ...
+
     @property
     def approval_policy(self) -> ApprovalPolicy:
         """Which tool calls are asked about: "never", "edits" or "all"."""
@@ -55,6 +59,8 @@ class SafetyControls(HookControls):
             sandbox.network_for_session = allowed
 
     async def _before_tool_call(self, call: ToolCall, args: Any) -> str | None:
+        if refused := self._plan_refusal(call.name):
+            return refused
         reason = await self._extensions.on_tool_call(call.name, call.arguments, call.id)
         if reason:
             return reason

@@ -170,7 +170,7 @@ def _gated_files(project: Path, scan: Scan) -> Iterator[tuple[Path, str, list[Pa
     files = scan.files_below(extensions)
     if files:
         names = sorted({file.relative_to(extensions).parts[0] for file in files})
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        shown = _some(names)
         yield extensions, f"runs Python code at start-up (extensions: {shown})", files
     hooks = project / "hooks"
     # Where project hooks keep their scripts: a changed script is a changed hook.
@@ -197,11 +197,10 @@ def _context_items(folder: Path) -> Iterator[TrustItem]:
     for where, _ in template_folders(None, folder):
         names = sorted({path.stem for path in where.rglob("*.md")}) if where.is_dir() else []
         if names:
-            shown = ", ".join("/" + n for n in names[:5])
-            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+            shown = _some(["/" + name for name in names])
             yield TrustItem(
                 _relative(where, folder),
-                f"adds prompt templates you may send: {shown}{more}",
+                f"adds prompt templates you may send: {shown}",
             )
 
 
@@ -218,7 +217,7 @@ def _skill_items(folder: Path) -> Iterator[TrustItem]:
         except OSError:
             continue
         if names:
-            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            shown = _some(names)
             yield TrustItem(
                 _relative(skills, folder),
                 f"adds {len(names)} skill(s) the model may read and follow: {shown}",
@@ -234,7 +233,7 @@ def _agent_items(folder: Path) -> Iterator[TrustItem]:
         except OSError:
             continue
         if names:
-            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            shown = _some(names)
             yield TrustItem(
                 _relative(agents, folder),
                 f"adds {len(names)} agent(s) the model may hand tasks to: {shown}",
@@ -259,3 +258,9 @@ def _relative(path: Path, folder: Path) -> str:
         return str(path.relative_to(folder))
     except ValueError:
         return str(path)
+
+
+def _some(names: list[str], shown: int = 5) -> str:
+    """The first ``shown`` names, and how many more there are."""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more

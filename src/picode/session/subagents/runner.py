@@ -194,6 +194,9 @@ class SubagentRunner:
             append_system_prompt=appended,
             approval=self._gate.policy,
             approval_gate=self._gate,
+            # The parent runs task only outside plan mode (task does not declare itself
+            # read-only), so its children never start in it, whatever --plan said.
+            plan=False,
             load_extensions=False,
             model_explicit=True,
             thinking_explicit=True,

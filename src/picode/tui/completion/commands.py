@@ -73,6 +73,9 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("hotkeys", "Show the key bindings"),
     SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),
     SlashCommand("sandbox", "Show the sandbox; allow or take back the network", "[network on|off]"),
+    SlashCommand(
+        "plan", "Plan mode on or off: only reading runs until you approve a plan", "[on|off]"
+    ),
     SlashCommand("quit", "Quit picode"),
     SlashCommand("exit", "Quit picode (the same as /quit)"),
 )

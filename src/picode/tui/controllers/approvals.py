@@ -1,5 +1,9 @@
 """Approval mode in the app: one inline prompt at a time above the editor.
 
+The plan of ``exit_plan_mode`` is asked here too (``ask_plan``, tui/plan_prompt.py): one
+prompt at a time whichever it is, closed by Esc the same way; Esc on it cancels the plan
+and stops the run.
+
 The session calls ``ask`` for each gated bash / write / edit call (parallel calls wait their
 turn). Esc on the prompt denies the call and stops the turn: the app routes Esc here first
 (``close``) through the interrupt chain, then aborts like any other Esc.
@@ -16,8 +20,9 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from picode.session.agent_session import AgentSession
-    from picode.session.safety import ApprovalDecision, ApprovalRequest
+    from picode.session.safety import ApprovalDecision, ApprovalRequest, PlanDecision, PlanRequest
     from picode.tui.approval import ApprovalPrompt
+    from picode.tui.plan_prompt import PlanPrompt
 
 
 if TYPE_CHECKING:
@@ -60,7 +65,7 @@ class ApprovalController:
         self._host = host
         self._clock = clock
         self.arm_delay = arm_delay
-        self.prompt: ApprovalPrompt | None = None
+        self.prompt: ApprovalPrompt | PlanPrompt | None = None
         self._turn: asyncio.Lock | None = None
         self._closing = False
 
@@ -70,6 +75,7 @@ class ApprovalController:
         the one asked to run a command the sandbox blocked outside it."""
         session.set_escalator(self.ask)
         session.set_approver(self.ask)
+        session.set_plan_approver(self.ask_plan)
 
     def is_open(self) -> bool:
         return self.prompt is not None
@@ -117,5 +123,34 @@ class ApprovalController:
             self._host.interrupts.abort_run()
         return decision
 
-    def _shown(self, prompt: ApprovalPrompt) -> None:
+    async def ask_plan(self, request: PlanRequest) -> PlanDecision:
+        from picode.session.safety import PlanDecision
+        from picode.tui.approval import ARM_DELAY_S
+        from picode.tui.plan_prompt import ask_plan
+
+        if self._turn is None:
+            self._turn = asyncio.Lock()
+        async with self._turn:
+            if self._closing:
+                return PlanDecision("cancel")
+            host = self._host
+            host.tool_waiting(request.call_id, True)
+            try:
+                decision = await ask_plan(
+                    host.screen_stack[0],
+                    request,
+                    before=host.editor,
+                    clock=self._clock,
+                    arm_delay=ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
+                    on_prompt=self._shown,
+                )
+            finally:
+                self.prompt = None
+                host.tool_waiting(request.call_id, False)
+        if decision.kind == "cancel":
+            # As Esc does: queued messages back to the editor, the run stopped.
+            self._host.interrupts.abort_run()
+        return decision
+
+    def _shown(self, prompt: ApprovalPrompt | PlanPrompt) -> None:
         self.prompt = prompt

@@ -72,6 +72,7 @@ class CommandController:
             "hotkeys": self.hotkeys,
             "trust": self.trust,
             "sandbox": self.sandbox,
+            "plan": self.plan,
             "quit": self.quit,
             "exit": self.quit,
         }
@@ -329,6 +330,19 @@ class CommandController:
             f"Sandbox on: the model's commands write only in this folder and the temp "
             f"folder; network {network}."
         )
+
+    async def plan(self, argument: str) -> None:
+        """Plan mode on or off (Shift+Tab cycles it with the approval policies)."""
+        from picode.tui.controllers.mode_keys import mode_text
+
+        session = self.session_or_error()
+        word = argument.strip().lower()
+        if word not in ("", "on", "off"):
+            raise CommandError("/plan: use /plan, /plan on or /plan off.")
+        on = session.mode != "plan" if not word else word == "on"
+        # Off: back to the approval policy that was in force before plan mode.
+        session.set_mode("plan" if on else session.approval_policy)
+        self.host.report(mode_text(session.mode))
 
     async def _reopen(self, session: AgentSession) -> None:
         path = session.session_file_path

@@ -43,6 +43,7 @@ from picode.session.events import (
     CustomEvent,
     EditGuardAbort,
     McpServersChanged,
+    ModeChanged,
     ModelChanged,
     Notice,
     QueueChanged,
@@ -244,7 +245,7 @@ class EventRouter:
                 self.tools.clear()
                 self.host.session_switched(reason)
                 self.host.refresh_footer()
-            case ModelChanged() | ThinkingLevelChanged() | SessionNameChanged():
+            case ModelChanged() | ThinkingLevelChanged() | SessionNameChanged() | ModeChanged():
                 self.host.refresh_footer()
             case QueueChanged(steering=steering, follow_ups=follow_ups):
                 self.queue.show(steering, follow_ups)

@@ -35,6 +35,12 @@ class FooterInfo:
     reasoning: bool = False
     #: Set once a write to the session file failed: shown until another session opens.
     save_error: str | None = None
+    #: The session's mode (``AgentSession.mode``); "never" asks nothing and says nothing.
+    mode: str = "never"
+
+
+#: How the footer names a mode; the default ("never") is not shown.
+MODE_LABELS = {"plan": "⏸ plan mode", "edits": "ask edits", "all": "ask all"}
 
 
 def footer_info(
@@ -67,6 +73,7 @@ def footer_info(
         thinking=session.thinking_label,
         reasoning=model.reasoning,
         save_error=session.save_error,
+        mode=session.mode,
     )
 
 
@@ -159,6 +166,10 @@ class InfoFooter(Widget):
         """Usage, model and thinking level, without the parts named in ``left_out``."""
         info = self.info
         parts: list[Content | str] = []
+        if (mode := MODE_LABELS.get(info.mode)) is not None:
+            parts.append(
+                Content.styled(mode, "bold $warning" if info.mode == "plan" else "$accent")
+            )
         if "tokens" not in left_out:
             parts.append(
                 f"↑{format_tokens(info.input_tokens)} ↓{format_tokens(info.output_tokens)}"

@@ -117,6 +117,16 @@ def result_body(
         return render_diff(diff, None if expanded else DIFF_COLLAPSED_LINES)
     if name == "bash":
         return _tail(text, EXPANDED_LINES if expanded else BASH_TAIL_LINES, expanded, style="")
+    if name == "exit_plan_mode":
+        # What became of the plan; Ctrl+O shows the plan itself (as written: Markdown).
+        outcome = text.strip().partition("\n")[0].partition(". ")[0].rstrip(".")
+        said = Content.styled(
+            f"{_clip(outcome, MAX_LINE_CHARS)}. {toggle_hint(expanded)}", "$muted"
+        )
+        if not expanded:
+            return said
+        plan = safe(str(args.get("plan", "")))
+        return Content("\n").join([said, _head(plan, EXPANDED_LINES, expanded)])
     if name in ("read", "write"):
         source = text if name == "read" else visible(str(args.get("content", "")))
         summary = _summary_line(name, source, result, expanded)
