@@ -11,6 +11,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
+from picode.tui.gc_pause import resume_collector
+
 if TYPE_CHECKING:
     from picode.ai.models import Model
     from picode.session.agent_session import AgentSession
@@ -41,6 +43,15 @@ class ProviderWarmup:
     def __init__(self, host: WarmupHost) -> None:
         self._host = host
         self._imported: dict[str, asyncio.Event] = {}
+        #: What start-up still does before the garbage collector runs again (gc_pause.py).
+        self._starting = {"sdk", "session"}
+
+    def started(self, part: str) -> None:
+        """``part`` of start-up is over ("sdk": imported, or not warmed; "session": open, or
+        failed to): with both, the collector paused at launch runs again."""
+        self._starting.discard(part)
+        if not self._starting:
+            resume_collector()
 
     def start(self, api: str) -> None:
         """Import the SDK serving ``api`` (the model is known before the session opens)."""
@@ -94,6 +105,7 @@ class ProviderWarmup:
             log.debug("warming %s failed", module, exc_info=True)
         finally:
             self._imported[api].set()
+            self.started("sdk")
 
     async def _prepare(self, session: AgentSession, api: str) -> None:
         await self._imported[api].wait()
