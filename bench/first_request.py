@@ -123,7 +123,10 @@ def one_run(
         use(api, wire, env)
         if env_extra is not None:
             env_extra(env.env)
-        wire.enqueue(api.text(*reply_pieces()))
+        # An anchor may ask other things first (Claude Code checks the address, a quota):
+        # each request gets the reply, and the first POST counts as the request.
+        for _ in range(1 if command is None else 8):
+            wire.enqueue(api.text(*reply_pieces()))
         words = args if args is not None else ["--model", api.model]
         if argv:
             words = [*words, "hello"]
@@ -141,7 +144,7 @@ def one_run(
                 terminal.send(ENTER)
             last = terminal.wait_for_bytes(LAST_WORD.encode(), since, timeout=TIMEOUT_S)
             cpu = cpu_so_far(terminal.process.pid)
-            sent = wire.requests[0].received_at
+            sent = next(r.received_at for r in wire.requests if r.method == "POST")
         finally:
             terminal.close()
     return frame - launched, sent - pressed, sent - launched, last - launched, cpu
@@ -251,15 +254,28 @@ def anchor_args(name: str) -> list[str]:
 
 def anchor_ready(name: str) -> bytes:
     # What each draws once its prompt takes input.
-    return b"claude-sonnet" if name == "pi" else b"for shortcuts"
+    return b"claude-sonnet" if name == "pi" else b"shortcuts"
 
 
 def anchor_env(name: str, env: dict[str, str], root: Path) -> None:
     env["HOME"] = str(root / "home")
     Path(env["HOME"]).mkdir(exist_ok=True)
+    if name == "pi":  # pi takes a built-in provider's address from its models.json
+        agent = Path(env["HOME"]) / ".pi" / "agent"
+        agent.mkdir(parents=True)
+        providers = {"anthropic": {"baseUrl": env["ANTHROPIC_BASE_URL"]}}
+        (agent / "models.json").write_text(json.dumps({"providers": providers}))
     if name == "claude":
         settings = Path(env["HOME"]) / ".claude.json"
-        settings.write_text(json.dumps({"hasCompletedOnboarding": True, "theme": "dark"}))
+        project = str(root / "project")  # PicodeEnv's folder, where the run starts
+        state = {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "projects": {project: {"hasTrustDialogAccepted": True}},
+            # Claude Code asks once about a key from the environment (its last 20 characters).
+            "customApiKeyResponses": {"approved": [env["ANTHROPIC_API_KEY"][-20:]]},
+        }
+        settings.write_text(json.dumps(state))
         env["DISABLE_AUTOUPDATER"] = "1"
         env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
 
