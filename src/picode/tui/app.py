@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
+from picode.tui import gc_pause
 from picode.tui.bindings import APP_BINDINGS
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
@@ -160,6 +161,7 @@ class PicodeApp(App[int]):
             self.warmup.start(self.config.model.api)
         else:
             self.warmup.started("sdk")
+        self.set_timer(gc_pause.PAUSE_LIMIT_S, gc_pause.resume_collector)
         await self._mount_editor()
         if (keys := self.keymap_applied.get("scroll_to_end")) is not None:
             self.output_below.set_key(keys.split(",")[0])  # the row names the key to press

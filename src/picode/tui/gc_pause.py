@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import gc
 
+#: The longest the collector stays paused: a person may sit in the trust question or the
+#: session picker before the session opens, and the screens they use make garbage.
+PAUSE_LIMIT_S = 5.0
+
 _paused = False
 
 
@@ -29,7 +33,3 @@ def resume_collector() -> None:
         _paused = False
         gc.freeze()
         gc.enable()
-
-
-def collector_paused() -> bool:
-    return _paused

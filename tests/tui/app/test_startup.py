@@ -345,3 +345,28 @@ def test_a_session_that_cannot_open_lets_the_paused_collector_run(tui: TuiHarnes
     finally:
         gc_pause.resume_collector()
         gc.enable()
+
+
+def test_the_collector_is_not_paused_longer_than_its_limit(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person answering the trust question or browsing the session picker keeps the
+    session from opening: the collector runs again after a few seconds all the same."""
+    from picode.tui import gc_pause
+
+    monkeypatch.setattr(gc_pause, "PAUSE_LIMIT_S", 0.05)
+    app = tui.app(tui.faux())
+    gate = hold_open(app)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, gc.isenabled, what="the collector running again")
+            assert app.session is None  # still opening
+            gate.set()
+
+    gc_pause.pause_collector()
+    try:
+        run(scenario())
+    finally:
+        gc_pause.resume_collector()
+        gc.enable()
