@@ -202,8 +202,7 @@ class AgentSession(
     @classmethod
     async def open(cls, options: SessionOptions, *, defer: bool = False) -> AgentSession:
         """Open the session file, start connecting MCP servers in the background and tell
-        extensions the session started. ``defer``: MCP and the checkpoint warm-up wait until
-        ``prepare_provider`` is done with nothing asked, or the first reply starts."""
+        extensions the session started (``defer``: MCP and warm-up wait, deferred_start.py)."""
         session = cls(options)
         session._deferred.start(session._agent, [session._start_mcp, session._keeper.warm], defer)
         await session._extensions.emit("session_start", session)

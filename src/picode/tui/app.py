@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
-from picode.tui import gc_pause
 from picode.tui.bindings import APP_BINDINGS
 from picode.tui.controllers.approvals import ApprovalController
 from picode.tui.controllers.history import HistoryPager
@@ -157,11 +156,7 @@ class PicodeApp(App[int]):
         if self.config.exit_after_first_frame:
             self.exit(0)
             return
-        if self.config.warm_provider:  # first: a message typed now waits for it longest
-            self.warmup.start(self.config.model.api)
-        else:
-            self.warmup.started("sdk")
-        self.set_timer(gc_pause.PAUSE_LIMIT_S, gc_pause.resume_collector)
+        self.warmup.begin(self.config.model.api, warm=self.config.warm_provider)
         await self._mount_editor()
         if (keys := self.keymap_applied.get("scroll_to_end")) is not None:
             self.output_below.set_key(keys.split(",")[0])  # the row names the key to press
