@@ -40,6 +40,13 @@ def launch(args: argparse.Namespace, *, exit_when_done: bool = False) -> int:
     return code
 
 
+def preload_provider(api: str) -> None:
+    """The SDK serving ``api``, imported in a thread from now on (``picode.ai.preload``)."""
+    from picode.ai.preload import preload_provider as start
+
+    start(api)
+
+
 def exit_now(code: int) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -80,7 +87,14 @@ def _launch(args: argparse.Namespace) -> int:
         if mode == "tui":
             # The first frame waits for nothing it does not show: full configuration
             # (pydantic), tools and the session load right after it, in the app.
+            from picode.tui.gc_pause import pause_collector
+
+            pause_collector()  # start-up builds long-lived objects, almost no garbage
             view = quick_view(args)
+            if args.prompt:
+                # The message needs the SDK most of all: its import goes first, Textual's
+                # and the first frame's work take turns with it.
+                preload_provider(view.model.api)
             from picode.tui import run_tui
 
             # Typed as given: the app attaches ``@path`` files when it sends it, as it does
@@ -96,6 +110,8 @@ def _launch(args: argparse.Namespace) -> int:
                 assess_trust=lambda: assess_trust(args),
                 initial_prompt=initial,
             )
+        if mode in ("text", "json"):
+            preload_provider(quick_view(args).model.api)  # under way while options load
         prepared = prepare(args, interactive=False)
         for error in prepared.errors:
             print(f"picode: config error: {error}", file=sys.stderr)

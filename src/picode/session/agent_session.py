@@ -42,6 +42,7 @@ from picode.ai.types import (
     UserMessage,
 )
 from picode.session.checkpointing import CheckpointKeeper
+from picode.session.deferred_start import DeferredStart
 from picode.session.event_hub import EventHub, Listener
 from picode.session.events import (
     AnySessionEvent,
@@ -122,6 +123,7 @@ class AgentSession(
         self._save_error: str | None = None
         self._recorder = SessionRecorder(options.paths, options.cwd, self.notify)
         self._keeper = CheckpointKeeper(options, self._settings, self._recorder, self.notify)
+        self._deferred = DeferredStart()
         self._extensions = ExtensionHost(
             cwd=options.cwd,
             user_dir=options.paths.extensions_dir,
@@ -200,12 +202,11 @@ class AgentSession(
     # --- construction ------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, options: SessionOptions) -> AgentSession:
+    async def open(cls, options: SessionOptions, *, defer: bool = False) -> AgentSession:
         """Open the session file, start connecting MCP servers in the background and tell
-        extensions the session started."""
+        extensions the session started (``defer``: MCP and warm-up wait, deferred_start.py)."""
         session = cls(options)
-        session._start_mcp()
-        session._keeper.warm()
+        session._deferred.start(session._agent, [session._start_mcp, session._keeper.warm], defer)
         await session._extensions.emit("session_start", session)
         await session._session_start_hooks("resume" if session.messages else "startup")
         return session
@@ -241,6 +242,7 @@ class AgentSession(
             await prepare_provider(model, self._stream_options(model))
         except Exception:
             log.debug("preparing %s failed", model.api, exc_info=True)
+        self._deferred.provider_ready(running=self._running)
 
     def _stream_options(self, model: Model) -> StreamOptions:
         return StreamOptions(

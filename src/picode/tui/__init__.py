@@ -33,6 +33,9 @@ def run_tui(
     # sequence in one write, so 10 ms (tmux's own default since 3.5) is plenty. Read when
     # Textual is imported: set it first.
     os.environ.setdefault("ESCDELAY", ESCDELAY_MS)
+    from picode.tui.gc_pause import pause_collector
+
+    pause_collector()  # until the session is open and the SDK imported (warmup.py)
     from picode.tui.app import PicodeApp
     from picode.tui.config import TuiConfig
     from picode.tui.terminal_keys import enable_alt_enter

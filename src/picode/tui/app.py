@@ -156,14 +156,13 @@ class PicodeApp(App[int]):
         if self.config.exit_after_first_frame:
             self.exit(0)
             return
+        self.warmup.begin(self.config.model.api, warm=self.config.warm_provider)
         await self._mount_editor()
         if (keys := self.keymap_applied.get("scroll_to_end")) is not None:
             self.output_below.set_key(keys.split(",")[0])  # the row names the key to press
         # Not awaited: a quit may already be on its way, and the row follows once mounted.
         self.mount(self.output_below, after=self.transcript)
         self._start_completion()
-        if self.config.warm_provider:
-            self.warmup.start(self.config.model.api)
         self.start_session()
 
     @cached_property

@@ -101,7 +101,8 @@ class TuiConfig:
             config.notifications = prepared.options.settings.notifications
             if session is not None:
                 prepared.options.session = session
-            opened = await AgentSession.open(prepared.options)
+            # MCP and the checkpoint warm-up wait for the provider's warm-up (session_opener).
+            opened = await AgentSession.open(prepared.options, defer=config.warm_provider)
             # The app subscribes as soon as this returns: report the problems just after.
             loop = asyncio.get_running_loop()
             for error in prepared.errors:

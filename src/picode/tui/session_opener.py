@@ -83,6 +83,7 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
     except Exception as exc:
         log.debug("session failed to open", exc_info=True)
         host.submitter.session_failed(exc)
+        host.warmup.started("session")
         return
     host.router = router = EventRouter(host)
     host.session = session
@@ -100,6 +101,7 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
     host.todo_panel.show(session.todos)  # a resumed session's list; then TodosChanged
     host.refresh_footer()
     host.call_after_refresh(freeze_long_lived_objects)
+    host.call_after_refresh(host.warmup.started, "session")
     host.submitter.session_opened()
     # "/rev" typed while the session opened may now complete to one of its templates.
     host.refresh_completion()

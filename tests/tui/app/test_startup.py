@@ -12,6 +12,7 @@ from textual import events
 
 from picode.ai.providers.faux import text_turn
 from picode.ai.types import UserMessage
+from picode.tui.app import PicodeApp
 from picode.tui.widgets.editor_placeholder import EditorPlaceholder
 from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.notice import NoticeView, WelcomeView
@@ -263,3 +264,109 @@ def test_after_a_failed_start_typing_is_kept_and_new_opens_a_session(tui: TuiHar
             assert isinstance(last, UserMessage) and last.text == "hi again"
 
     run(scenario())
+
+
+def test_the_sdk_import_starts_before_the_editor_is_built(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A message typed at the first frame waits for the SDK longest: its import is the first
+    thing started after that frame, before the editor's modules and the session."""
+    from tests.fake_modules import SLOW_IMPORT_GATE
+
+    faux = tui.faux()
+    serve_api_with(monkeypatch, faux.model.api, SLOW_SDK)
+    SLOW_IMPORT_GATE.clear()
+    app = tui.app(faux, warm_provider=True)
+    importing_when_built: list[bool] = []
+    mount_editor = PicodeApp._mount_editor
+
+    async def mount_editor_after_looking(self: PicodeApp) -> None:
+        importing_when_built.append(not self.warmup.ready(faux.model.api))
+        await mount_editor(self)
+
+    monkeypatch.setattr(PicodeApp, "_mount_editor", mount_editor_after_looking)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: importing_when_built, what="the editor")
+            SLOW_IMPORT_GATE.set()
+
+    try:
+        run(scenario())
+    finally:
+        SLOW_IMPORT_GATE.set()
+    assert importing_when_built[0] is True
+
+
+def test_the_collector_paused_at_launch_runs_once_the_session_is_open_and_the_sdk_in(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from picode.tui import gc_pause
+    from tests.fake_modules import SLOW_IMPORT_GATE
+
+    faux = tui.faux()
+    serve_api_with(monkeypatch, faux.model.api, SLOW_SDK)
+    SLOW_IMPORT_GATE.clear()
+    app = tui.app(faux, warm_provider=True)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None, what="the session")
+            await pilot.pause()
+            assert not gc.isenabled()  # the SDK is still being imported
+            SLOW_IMPORT_GATE.set()
+            await wait_until(pilot, gc.isenabled, what="the collector running again")
+
+    gc_pause.pause_collector()
+    try:
+        run(scenario())
+    finally:
+        SLOW_IMPORT_GATE.set()
+        gc_pause.resume_collector()
+        gc.enable()
+
+
+def test_a_session_that_cannot_open_lets_the_paused_collector_run(tui: TuiHarness) -> None:
+    from picode.tui import gc_pause
+
+    async def failing_open() -> Any:
+        raise RuntimeError("session file is locked")
+
+    app = tui.app(tui.faux(), open_session=failing_open)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.query(NoticeView), what="the error")
+            await wait_until(pilot, gc.isenabled, what="the collector running again")
+
+    gc_pause.pause_collector()
+    try:
+        run(scenario())
+    finally:
+        gc_pause.resume_collector()
+        gc.enable()
+
+
+def test_the_collector_is_not_paused_longer_than_its_limit(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person answering the trust question or browsing the session picker keeps the
+    session from opening: the collector runs again after a few seconds all the same."""
+    from picode.tui import gc_pause
+
+    monkeypatch.setattr(gc_pause, "PAUSE_LIMIT_S", 0.05)
+    app = tui.app(tui.faux())
+    gate = hold_open(app)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, gc.isenabled, what="the collector running again")
+            assert app.session is None  # still opening
+            gate.set()
+
+    gc_pause.pause_collector()
+    try:
+        run(scenario())
+    finally:
+        gc_pause.resume_collector()
+        gc.enable()

@@ -11,6 +11,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
+from picode.tui import gc_pause
+
 if TYPE_CHECKING:
     from picode.ai.models import Model
     from picode.session.agent_session import AgentSession
@@ -30,6 +32,8 @@ class WarmupHost(Protocol):
 
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 
+    def set_timer(self, delay: float, callback: Callable[[], None]) -> Any: ...
+
 
 class ProviderWarmup:
     """One background import per wire API, and a client built for the session's model.
@@ -41,6 +45,26 @@ class ProviderWarmup:
     def __init__(self, host: WarmupHost) -> None:
         self._host = host
         self._imported: dict[str, asyncio.Event] = {}
+        #: What start-up still does before the garbage collector runs again (gc_pause.py).
+        self._starting = {"sdk", "session"}
+
+    def begin(self, api: str, *, warm: bool) -> None:
+        """Right after the first frame, before anything else: a message typed now waits for
+        the SDK longest. The collector paused at launch runs again once start-up is over,
+        or after ``gc_pause.PAUSE_LIMIT_S`` at the latest (the trust question or the session picker
+        may hold the session for as long as the person likes)."""
+        if warm:
+            self.start(api)
+        else:
+            self.started("sdk")
+        self._host.set_timer(gc_pause.PAUSE_LIMIT_S, gc_pause.resume_collector)
+
+    def started(self, part: str) -> None:
+        """``part`` of start-up is over ("sdk": imported, or not warmed; "session": open, or
+        failed to): with both, the collector paused at launch runs again."""
+        self._starting.discard(part)
+        if not self._starting:
+            gc_pause.resume_collector()
 
     def start(self, api: str) -> None:
         """Import the SDK serving ``api`` (the model is known before the session opens)."""
@@ -94,6 +118,7 @@ class ProviderWarmup:
             log.debug("warming %s failed", module, exc_info=True)
         finally:
             self._imported[api].set()
+            self.started("sdk")
 
     async def _prepare(self, session: AgentSession, api: str) -> None:
         await self._imported[api].wait()
