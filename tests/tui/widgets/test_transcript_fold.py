@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from picode.ai.providers.faux import text_turn
+from picode.ai.types import AssistantMessage, TextContent
+from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
 from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.transcript import DEFAULT_SHOWN_SCREENS
 from tests.tui.conftest import SIZE, TuiHarness, opened, run, send, wait_until
@@ -119,3 +121,65 @@ def test_nothing_folds_while_the_person_reads_above_the_bottom(tui: TuiHarness) 
             await wait_until(pilot, lambda: transcript.folded > folded, what="a fold again")
 
     run(scenario())
+
+
+MARKDOWN = "## Heading\n\nSome **bold** text and `code`.\n\n- one\n- two\n\n" + TALL
+
+
+def test_folded_replies_keep_their_source_not_their_drawing(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*(text_turn(f"reply {n}\n\n{MARKDOWN}") for n in range(8))))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            transcript = app.transcript
+            await _converse(app, pilot, 8)
+            await wait_until(pilot, lambda: transcript.folded > 1, what="a fold")
+            folded = list(transcript.entries)[: transcript.folded]
+            views = [view for entry in folded for view in entry.query(MarkdownView)]
+            assert views
+            for view in views:
+                assert view.source.startswith("reply ")  # what draws it again
+                assert not view.holds_rendering
+            for entry in folded:
+                for node in entry.walk_children(with_self=True):
+                    assert not node._styles_cache._cache  # no styled lines kept either
+            shown = [w for w in transcript.entries if w.display]
+            assert any(v.holds_rendering for w in shown for v in w.query(MarkdownView))
+
+            # Shown again, a reply draws the same lines as one never folded, as many as the
+            # height it was measured at.
+            transcript.unfold_all()
+            await pilot.pause()
+            height = views[0].size.height
+            lines = [line.body.plain for line in views[0].lines]
+            assert views[0].holds_rendering
+            fresh = MarkdownView(views[0].source)
+            assert lines == [line.body.plain for line in _lines_at(fresh, views[0].size.width)]
+            assert len(lines) == height
+
+    run(scenario())
+
+
+def test_a_finished_reply_shares_its_text_and_the_parser(tui: TuiHarness) -> None:
+    app = _app(tui, 2)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await _converse(app, pilot, 2)
+            views = list(app.transcript.query(StreamingMarkdown))
+            assert len(views) == 2
+            messages = [m for m in app.session.messages if isinstance(m, AssistantMessage)]
+            for view, message in zip(views, messages, strict=True):
+                block = message.content[0]
+                assert isinstance(block, TextContent)
+                assert view.source is block.text  # one string, not an equal copy
+            assert views[0]._parser is views[1]._parser
+
+    run(scenario())
+
+
+def _lines_at(view: MarkdownView, width: int) -> list[Any]:
+    view._layout(width)
+    return view._lines

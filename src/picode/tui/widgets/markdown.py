@@ -94,6 +94,11 @@ class MarkdownView(KeepsDrawnLines):
         """The Markdown shown so far."""
         return self._source
 
+    @property
+    def holds_rendering(self) -> bool:
+        """Rendered rows, laid-out lines or drawn strips are kept (not only the source)."""
+        return bool(self._rows or self._live_rows or self._lines or len(self._strips))
+
     def rows(self) -> list[Row]:
         """Every rendered row, settled and live (before wrapping)."""
         if self._unrendered:
@@ -124,6 +129,25 @@ class MarkdownView(KeepsDrawnLines):
         self._rows_laid_out = 0
         self._live_lines = None
         self._strips.clear()
+
+    def fold_away(self) -> None:
+        """Out of view for good (folded above the screens kept): keep the source only. The
+        rows, lines and drawn strips are many small objects per line, ~100 times the text
+        they show; they are rendered again from the source if the entry is shown again."""
+        if self._buffer_pending():
+            return  # still streaming: the rows are what it is building on
+        self._reset()
+        self._paint = None
+        self._unrendered = bool(self._source)
+
+    def share_source(self, text: str) -> None:
+        """``text`` is what this view shows (the finished message's own string): hold that
+        one object instead of an equal copy."""
+        if text is not self._source and text == self._source:
+            self._source = text
+
+    def _buffer_pending(self) -> bool:
+        return False
 
     def _render_all(self) -> None:
         self._unrendered = False
@@ -248,7 +272,7 @@ class StreamingMarkdown(MarkdownView):
 
     def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._parser = make_parser()
+        self._parser = make_parser()  # shared: it holds no state of this reply
         #: Link reference definitions seen so far, shared by every parse of the reply.
         self._env: dict[str, Any] = {}
         #: Where the first block that may still change begins.
@@ -267,6 +291,9 @@ class StreamingMarkdown(MarkdownView):
     @property
     def finished(self) -> bool:
         return self._finished
+
+    def _buffer_pending(self) -> bool:
+        return not self._finished
 
     def feed(self, fragment: str) -> None:
         if not fragment or self._finished:
@@ -292,6 +319,7 @@ class StreamingMarkdown(MarkdownView):
             self._render_all()
         else:
             self._advance(final=True)
+        self._env = {}  # the link definitions are in the rows now
         self._changed()
 
     def _on_flush_markdown(self, message: FlushMarkdown) -> None:

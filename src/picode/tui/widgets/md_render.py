@@ -129,7 +129,11 @@ class Block:
     kind: str = ""
 
 
+@lru_cache(maxsize=1)
 def make_parser() -> MarkdownIt:
+    """The one parser every reply shares: it keeps no state between ``parse`` calls (link
+    definitions live in the ``env`` each caller passes), and one per reply was ~20 kB each
+    that a long conversation kept for every reply it had shown."""
     # The same flavour Textual's Markdown widget used: tables, strikethrough, bare URLs.
     return MarkdownIt("gfm-like")
 

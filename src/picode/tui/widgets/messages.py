@@ -162,6 +162,7 @@ class AssistantMessageView(KeepsDrawnLines):
         if block.text_length < len(content):
             block.feed(content[block.text_length :])
         block.finish()
+        block.share_source(content)
 
     def thinking_start(self, index: int) -> ThinkingView:
         block = self.blocks.get(index)

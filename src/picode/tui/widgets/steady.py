@@ -1,4 +1,4 @@
-"""Two small adaptations of Textual for a transcript that grows at the bottom every frame.
+"""Small adaptations of Textual for a transcript that grows at the bottom every frame.
 
 Textual repaints a widget whole when its size or virtual size changes: its styled lines
 (background, padding, filters) are dropped and drawn again. While a reply streams, the
@@ -11,6 +11,8 @@ meanwhile waited for that (docs/benchmarks.md, "Latency through a real terminal"
   styled again. A scroll container keeps its lines when only its virtual size changes.
   For widgets whose line ``y`` does not depend on their height (no vertical centring): the
   transcript, a message and a Markdown view.
+- ``forget_drawn_lines``: a widget folded out of view drops the styled lines Textual keeps
+  for it (drawn again if it is shown again).
 - ``SteadyScrollBar``: draws its thumb in whole cells and repaints only when that drawing
   changes, not on every change of the scroll numbers behind it.
 
@@ -52,6 +54,14 @@ class KeepsDrawnLines(Widget):
         cache._cache.update((y, strip) for y, strip in drawn.items() if y < first_moved)
         cache._dirty_lines = dirty | set(range(first_moved, size.height))
         return changed
+
+
+def forget_drawn_lines(widget: Widget) -> None:
+    """Drop the styled lines Textual keeps for ``widget`` and everything in it (a widget
+    folded out of view): they are drawn again if it is shown again."""
+    for node in widget.walk_children(with_self=True):
+        if isinstance(node, Widget):
+            node._styles_cache.clear()
 
 
 def _bottom_edge(widget: Widget) -> int:

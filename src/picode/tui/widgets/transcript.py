@@ -2,8 +2,10 @@
 
 Every layout places each displayed widget, so a long conversation would make each frame
 (and each echoed key) slower. While the view follows the bottom, entries more than a few
-screens above it are *folded*: hidden, not laid out, still mounted. Beyond ``max_entries``
-the oldest are unmounted.
+screens above it are *folded*: hidden, not laid out, still mounted, and holding only what
+draws them again (a reply's source text; Textual keeps the height it measured), not the
+rendered rows and styled lines, which were most of the memory a long conversation grew by.
+Beyond ``max_entries`` the oldest are unmounted.
 
 Entries built from session messages carry the message's index in the session's display
 list, so the transcript always knows how many earlier messages are not on screen. A row at
@@ -27,7 +29,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from picode.tui.widgets.steady import KeepsDrawnLines, SteadyScrollBars
+from picode.tui.widgets.steady import KeepsDrawnLines, SteadyScrollBars, forget_drawn_lines
 
 if TYPE_CHECKING:
     from picode.tui.widgets.messages import AssistantMessageView
@@ -352,6 +354,7 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
             return
         for widget in entries[self.folded : first_shown]:
             widget.display = False
+            _fold_away(widget)
         self.folded = first_shown
         self._show_older()
 
@@ -428,6 +431,17 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         # Not from inside a scroll or layout callback: widgets mounted there are laid out
         # only at the next unrelated refresh.
         self.app.call_later(self.loader)
+
+
+def _fold_away(entry: Widget) -> None:
+    """A folded entry keeps what draws it again (its source text), not the drawing: in a
+    long conversation that drawing was most of the memory each reply left behind."""
+    forget_drawn_lines(entry)
+    # By name: importing the Markdown view here would put it on the first frame's path.
+    for node in entry.walk_children(with_self=True):
+        fold_away = getattr(node, "fold_away", None)
+        if callable(fold_away):
+            fold_away()
 
 
 def _pair(item: Widget | IndexedEntry) -> IndexedEntry:
