@@ -4,6 +4,7 @@ with it (issue 33).
     python bench/long_session.py [--replies 60] [--idle 10]
     python bench/long_session.py --replies 300
     python bench/long_session.py --anchors DIR    # pi and Claude Code installed with npm in DIR
+    python bench/long_session.py --compare OTHER/.venv/bin/picode   # another build, in turns
 
 The app runs in a pseudo-terminal (120×36) against a local Anthropic-compatible server
 (the wire server of the tests). Each prompt gets a different reply of about 8.5 kB of
@@ -43,6 +44,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.cli.apis import AnthropicDriver, use
+from tests.cli.harness import PicodeEnv
 from tests.cli.terminal import ENTER, Terminal
 from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.server import Chunk, Pause, RecordedRequest, WireResponse, WireServer
@@ -143,6 +146,8 @@ class App:
     #: Replies asked for so far (the wire server answers in the order the requests come).
     asked: int = 0
     lags: list[float] = field(default_factory=list)
+    #: Enter → the request (history included) received whole by the server.
+    request_lags: list[float] = field(default_factory=list)
     rss: list[float] = field(default_factory=list)
     stream_cpu: list[float] = field(default_factory=list)
     idle_cpu: float = float("nan")
@@ -181,6 +186,7 @@ def one_reply(app: App, wire: WireServer, replies: Replies) -> None:
     assert wire.wait_for_requests(count + 1, timeout=30), f"{app.name}: no request"
     shown = app.terminal.wait_for_bytes(marker(number), since, timeout=60)
     app.lags.append(shown - pressed)
+    app.request_lags.append(wire.requests[count].received_at - pressed)
     time.sleep(SETTLE_S)
     app.rss.append(rss_mb(app.terminal.process.pid))
 
@@ -204,6 +210,17 @@ def idle(app: App, seconds: float) -> None:
     cpu, started = tree_cpu_seconds(pid), time.monotonic()
     time.sleep(seconds)
     app.idle_cpu = 100 * (tree_cpu_seconds(pid) - cpu) / (time.monotonic() - started)
+
+
+def start_other_picode(command: str, wire: WireServer, root: Path) -> Terminal:
+    """Another build of picode (``--compare``), set up as ``start_picode`` sets up this one."""
+    root.mkdir()
+    env = PicodeEnv(root)
+    env.env.pop("NO_COLOR")
+    api = use(AnthropicDriver(), wire, env)
+    terminal = Terminal(["--model", api.model], cwd=env.project, env=env.env, command=[command])
+    terminal.wait_for_text("↑0 ↓0", timeout=60)
+    return terminal
 
 
 # --- anchors -----------------------------------------------------------------------------
@@ -241,6 +258,13 @@ def start_anchor(name: str, folder: Path, wire: WireServer, root: Path) -> Termi
         command = [str(bin_dir / "claude"), "--model", "claude-sonnet-4-5"]
         ready = "? for shortcuts"
     else:
+        # pi reads its endpoint from its own config, not from ANTHROPIC_BASE_URL.
+        agent_dir = home / ".pi" / "agent"
+        agent_dir.mkdir(parents=True)
+        (agent_dir / "models.json").write_text(
+            json.dumps({"providers": {"anthropic": {"baseUrl": wire.url}}})
+        )
+        env["PI_OFFLINE"] = "1"
         command = [str(bin_dir / "pi"), "--provider", "anthropic", "--model", "claude-sonnet-4-5"]
         ready = "claude-sonnet-4-5"
     terminal = Terminal([], cwd=project, env=env, command=command)
@@ -266,7 +290,10 @@ def slope(values: list[float]) -> float:
 def summary(app: App) -> dict[str, float]:
     lags, rss = app.lags, app.rss
     first, last = statistics.median(lags[:6]), statistics.median(lags[-6:])
+    sent = app.request_lags
     return {
+        "request_first": statistics.median(sent[:6]),
+        "request_last": statistics.median(sent[-6:]),
         "rss_start": app.start_rss,
         "rss_after_warmup": rss[min(4, len(rss) - 1)],
         "rss_end": rss[-1],
@@ -288,6 +315,10 @@ def report(apps: list[App], replies: int) -> None:
     )
     sums = {app.name: summary(app) for app in apps}
     names = list(sums)
+
+    def ms(value: float) -> str:
+        return f"{value * 1e3:.0f} ms"
+
     rows: list[tuple[str, str, Callable[[float], str]]] = [
         ("RSS at the prompt, before any reply", "rss_start", lambda v: f"{v:.1f} MB"),
         ("RSS after 5 replies", "rss_after_warmup", lambda v: f"{v:.1f} MB"),
@@ -296,6 +327,8 @@ def report(apps: list[App], replies: int) -> None:
         ("Enter → last line, median of the first 6", "lag_first", lambda v: f"{v * 1e3:.0f} ms"),
         ("Enter → last line, median of the last 6", "lag_last", lambda v: f"{v * 1e3:.0f} ms"),
         ("lag last 6 / first 6", "lag_ratio", lambda v: f"{v:.2f}×"),
+        ("of which Enter → request received, first 6", "request_first", ms),
+        ("of which Enter → request received, last 6", "request_last", ms),
         ("CPU while streaming ~100 deltas/s, first", "stream_cpu_first", lambda v: f"{v:.1f} %"),
         (
             f"CPU while streaming ~100 deltas/s, after {replies}",
@@ -327,11 +360,16 @@ def report(apps: list[App], replies: int) -> None:
         f"lag ratio ≤ {target}: {'met' if ours['lag_ratio'] <= target else 'missed'}; "
         f"idle ≤ {TARGETS['idle']} %: {'met' if ours['idle_cpu'] <= TARGETS['idle'] else 'missed'}"
     )
-    print("\nper reply (picode): lag ms / RSS MB")
+    print("\nper reply (picode): Enter → last line ms / of which Enter → request ms / RSS MB")
     app = apps[0]
     for start in range(0, len(app.lags), 10):
-        pairs = zip(app.lags[start : start + 10], app.rss[start : start + 10], strict=True)
-        cells = [f"{lag * 1e3:.0f}/{rss:.1f}" for lag, rss in pairs]
+        end = start + 10
+        cells = [
+            f"{lag * 1e3:.0f}/{sent * 1e3:.0f}/{rss:.1f}"
+            for lag, sent, rss in zip(
+                app.lags[start:end], app.request_lags[start:end], app.rss[start:end], strict=True
+            )
+        ]
         print(f"  {start + 1:4d}: " + " ".join(cells))
 
 
@@ -340,12 +378,18 @@ def main() -> None:
     parser.add_argument("--replies", type=int, default=60)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle measured")
     parser.add_argument("--anchors", type=Path, help="npm folder with pi and Claude Code")
+    parser.add_argument(
+        "--compare", help="another picode command (an older build) run the same way, in turns"
+    )
     args = parser.parse_args()
     print(machine(), flush=True)
     replies = Replies()
     with WireServer() as wire, tempfile.TemporaryDirectory() as tmp:
         wire.default_responder = replies
         apps = [App("picode", start_picode(wire, Path(tmp) / "picode"))]
+        if args.compare:
+            other = start_other_picode(args.compare, wire, Path(tmp) / "compare")
+            apps.append(App("compared picode", other))
         if args.anchors is not None:
             for name in ("pi", "claude"):
                 terminal = start_anchor(name, args.anchors.resolve(), wire, Path(tmp) / name)
@@ -357,6 +401,7 @@ def main() -> None:
                 app.start_rss = rss_mb(app.terminal.process.pid)
                 one_reply(app, wire, replies)  # the first request imports the SDK: not counted
                 app.lags.clear()
+                app.request_lags.clear()
                 app.rss.clear()
                 streamed_reply(app, wire, replies)
             for index in range(args.replies):
