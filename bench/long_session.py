@@ -148,6 +148,9 @@ class App:
     lags: list[float] = field(default_factory=list)
     #: Enter → the request (history included) received whole by the server.
     request_lags: list[float] = field(default_factory=list)
+    #: CPU seconds the app spent from Enter until the reply was shown and settled: unlike
+    #: the lag, hardly moved by other work on a loaded machine.
+    reply_cpu: list[float] = field(default_factory=list)
     rss: list[float] = field(default_factory=list)
     stream_cpu: list[float] = field(default_factory=list)
     idle_cpu: float = float("nan")
@@ -181,6 +184,7 @@ def ask(
 def one_reply(app: App, wire: WireServer, replies: Replies) -> None:
     number, count = ask(app, wire, replies, at_once)
     since = len(app.terminal.output)
+    cpu = tree_cpu_seconds(app.terminal.process.pid)
     pressed = time.monotonic()
     app.terminal.send(ENTER)
     assert wire.wait_for_requests(count + 1, timeout=30), f"{app.name}: no request"
@@ -189,6 +193,7 @@ def one_reply(app: App, wire: WireServer, replies: Replies) -> None:
     app.request_lags.append(wire.requests[count].received_at - pressed)
     time.sleep(SETTLE_S)
     app.rss.append(rss_mb(app.terminal.process.pid))
+    app.reply_cpu.append(tree_cpu_seconds(app.terminal.process.pid) - cpu)
 
 
 def streamed_reply(app: App, wire: WireServer, replies: Replies) -> None:
@@ -292,6 +297,8 @@ def summary(app: App) -> dict[str, float]:
     first, last = statistics.median(lags[:6]), statistics.median(lags[-6:])
     sent = app.request_lags
     return {
+        "cpu_first": statistics.median(app.reply_cpu[:6]),
+        "cpu_last": statistics.median(app.reply_cpu[-6:]),
         "request_first": statistics.median(sent[:6]),
         "request_last": statistics.median(sent[-6:]),
         "rss_start": app.start_rss,
@@ -329,6 +336,8 @@ def report(apps: list[App], replies: int) -> None:
         ("lag last 6 / first 6", "lag_ratio", lambda v: f"{v:.2f}×"),
         ("of which Enter → request received, first 6", "request_first", ms),
         ("of which Enter → request received, last 6", "request_last", ms),
+        ("CPU time per reply (Enter → settled), first 6", "cpu_first", ms),
+        ("CPU time per reply (Enter → settled), last 6", "cpu_last", ms),
         ("CPU while streaming ~100 deltas/s, first", "stream_cpu_first", lambda v: f"{v:.1f} %"),
         (
             f"CPU while streaming ~100 deltas/s, after {replies}",
@@ -402,6 +411,7 @@ def main() -> None:
                 one_reply(app, wire, replies)  # the first request imports the SDK: not counted
                 app.lags.clear()
                 app.request_lags.clear()
+                app.reply_cpu.clear()
                 app.rss.clear()
                 streamed_reply(app, wire, replies)
             for index in range(args.replies):
