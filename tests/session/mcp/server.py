@@ -1,7 +1,9 @@
 """A small MCP server for the tests, written with the ``mcp`` SDK.
 
-``python server.py stdio [--slow-start]``, ``python server.py http PORT`` or
-``python server.py sse PORT``. Tools: echo,
+``python server.py stdio [--slow-start]``, ``python server.py http PORT``,
+``python server.py sse PORT`` or ``python server.py modern PORT`` (streamable HTTP that
+speaks only the 2026-07-28 revision: every request goes to the SDK's per-request entry, so
+the ``initialize`` handshake is refused). Tools: echo,
 picture (an image), big (long text), broken (an error result), link (resource link and
 embedded resource), crash (the process exits), hang (waits until cancelled and records
 the cancellation in $MCP_TEST_RECORD), grow (adds a tool and says the list changed), book
@@ -134,6 +136,29 @@ def today() -> str:
     return "buy milk\ncall Ada"
 
 
+def serve_modern_only(port: int) -> None:
+    import uvicorn
+    from mcp.server._streamable_http_modern import handle_modern_request
+    from starlette.types import Receive, Scope, Send
+
+    lowlevel = server._lowlevel_server
+    held: dict[str, object] = {}
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await handle_modern_request(lowlevel, None, True, held["state"], scope, receive, send)
+            return
+        # Entered once for the server's life, as the SDK's session manager does.
+        async with lowlevel.lifespan(lowlevel) as state:
+            held["state"] = state
+            await receive()
+            await send({"type": "lifespan.startup.complete"})
+            await receive()
+        await send({"type": "lifespan.shutdown.complete"})
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
 def main() -> None:
     mode = sys.argv[1]
     record(f"started {os.getpid()}")
@@ -143,6 +168,8 @@ def main() -> None:
         server.run("stdio")
     elif mode == "sse":
         server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
+    elif mode == "modern":
+        serve_modern_only(int(sys.argv[2]))
     else:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
 

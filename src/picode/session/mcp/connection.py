@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from picode import __version__
 from picode.agent.tool import ToolError
 from picode.session.config.mcp import McpServer
+from picode.session.mcp.negotiate import negotiate
 from picode.session.mcp.status import McpLoginError, McpServerStatus, McpState
 from picode.session.mcp.transport import (
     CallClocks,
@@ -198,9 +199,9 @@ class McpConnection:
                     with anyio.CancelScope() as connecting:
                         self._connecting = connecting
                         with anyio.fail_after(timeout):
-                            started = await session.initialize()
+                            offers = await negotiate(session)
                             tools = await list_tools(session)
-                            await self._list_extras(session, started.capabilities)
+                            await self._list_extras(session, offers)
                     self._connecting = None
                     if self._stopping:
                         return

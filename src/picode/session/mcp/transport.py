@@ -17,6 +17,7 @@ from mcp.shared.message import SessionMessage
 
 from picode import __version__
 from picode.session.config.mcp import McpServer
+from picode.session.mcp.negotiate import negotiate
 
 if TYPE_CHECKING:
     import httpx2
@@ -57,7 +58,7 @@ async def handshake(config: McpServer, auth: httpx2.Auth) -> None:
             read, write, client_info=types.Implementation(name="picode", version=__version__)
         ) as session,
     ):
-        await session.initialize()
+        await negotiate(session)
 
 
 class WatchedStream:
