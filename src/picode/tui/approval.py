@@ -12,7 +12,6 @@ stay on screen.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Callable
@@ -29,8 +28,10 @@ from textual.widgets import Input, Static
 from picode.ai.untrusted import one_line
 from picode.session.mcp import tool_display_name
 from picode.session.safety import ApprovalDecision, ApprovalRequest
+from picode.tui.armed_prompt import ARM_DELAY_S, ArmedPrompt, consume, shown
 
-ARM_DELAY_S = 0.3
+__all__ = ["ARM_DELAY_S", "ApprovalPrompt", "ask_approval"]
+
 #: Lines of a write or edit preview (a command is always shown whole).
 PREVIEW_LINES = 20
 _LINE_CHARS = 2000
@@ -38,14 +39,6 @@ _MORE_LINES = re.compile(r"^… (\d+) more lines$")
 #: What ``picode.ai.untrusted.visible`` writes for a character it spells out.
 _SPELLED = re.compile(r"␛|↵|\\(?:r|0|x[0-9a-f]{2})|U\+[0-9A-F]{4,5}")
 _SPELLED_STYLE = "reverse $warning"
-_SCROLL_KEYS = {
-    "up": "scroll_up",
-    "down": "scroll_down",
-    "pageup": "scroll_page_up",
-    "pagedown": "scroll_page_down",
-    "home": "scroll_home",
-    "end": "scroll_end",
-}
 
 _KEYS: tuple[tuple[str, str], ...] = (
     ("y", "yes"),
@@ -132,7 +125,7 @@ def title_for(request: ApprovalRequest) -> str:
     return title
 
 
-class ApprovalPrompt(Widget, can_focus=True):
+class ApprovalPrompt(ArmedPrompt[ApprovalDecision]):
     """Mount it, focus it, ``await prompt.ask()``; or use ``ask_approval``.
 
     Posts ``Answered`` when decided; ``aborted`` is True after Esc (the app should then
@@ -190,19 +183,21 @@ class ApprovalPrompt(Widget, can_focus=True):
         max_preview_lines: int = PREVIEW_LINES,
         id: str | None = None,
     ) -> None:
-        super().__init__(id=id)
         self.request = request
-        self._clock = clock
-        self.arm_delay = arm_delay
+        super().__init__(
+            clock=clock,
+            arm_delay=arm_delay,
+            id=id,
+            keys_id="approval-keys",
+            scroll_id="approval-scroll",
+        )
         self.max_preview_lines = max_preview_lines
-        self.shown_at: float | None = None
         self.mode: Literal["choose", "reason"] = "choose"
-        self.decision: ApprovalDecision | None = None
-        self.aborted = False
         self.ignored_keys = 0
-        self._future: asyncio.Future[ApprovalDecision] | None = None
         self.reason_input = Input(placeholder="Why not? (Enter to send)", id="approval-reason")
-        self._keys = Static(self._keys_content(armed=False), id="approval-keys")
+
+    def key_meanings(self) -> tuple[tuple[str, str], ...]:
+        return _KEYS if self.request.escalation is None else _ESCALATION_KEYS
 
     def compose(self) -> ComposeResult:
         yield Static(Content(title_for(self.request)), id="approval-title")
@@ -213,57 +208,15 @@ class ApprovalPrompt(Widget, can_focus=True):
         if note is not None:
             # Outside the scrolled part: always in sight, like the choices.
             yield Static(note, id="approval-more")
-        yield self._keys
+        yield self.keys_line
         yield self.reason_input
-
-    def on_mount(self) -> None:
-        # The clock starts once the prompt has actually been drawn.
-        self.call_after_refresh(self._start_clock)
-
-    def _start_clock(self) -> None:
-        self.shown_at = self._clock()
-        if self.arm_delay <= 0:
-            self._keys.update(self._keys_content(armed=True))
-        else:
-            self.set_timer(self.arm_delay, self._show_armed)
-
-    def _show_armed(self) -> None:
-        if self.is_armed:
-            self._keys.update(self._keys_content(armed=True))
-        else:  # a slow clock (or a test's fake one): look again shortly
-            self.set_timer(0.05, self._show_armed)
-
-    @property
-    def is_armed(self) -> bool:
-        if self.shown_at is None:
-            return False
-        return self._clock() - self.shown_at >= self.arm_delay - 1e-9  # float noise
-
-    def _keys_content(self, *, armed: bool) -> Content:
-        key_style = "bold $accent" if armed else "bold $text-muted"
-        parts: list[Content] = []
-        keys = _KEYS if self.request.escalation is None else _ESCALATION_KEYS
-        for key, meaning in keys:
-            parts.append(Content.assemble((key, key_style), " ", (meaning, "$text-muted")))
-        return Content(" · ").join(parts)
 
     # --- answering -----------------------------------------------------------------------
 
-    async def ask(self) -> ApprovalDecision:
-        """Wait for the person's answer."""
-        if self.decision is not None:
-            return self.decision
-        if self._future is None:
-            self._future = asyncio.get_running_loop().create_future()
-        return await asyncio.shield(self._future)
-
     def answer(self, kind: Literal["yes", "always", "no"], reason: str | None = None) -> None:
-        if self.decision is not None:
-            return
-        self.decision = ApprovalDecision(kind, reason)
-        if self._future is not None and not self._future.done():
-            self._future.set_result(self.decision)
-        self.post_message(self.Answered(self, self.decision))
+        decision = ApprovalDecision(kind, reason)
+        if self.settle(decision):
+            self.post_message(self.Answered(self, decision))
 
     def cancel(self, reason: str | None = None) -> None:
         """Deny without asking (the turn was aborted elsewhere, the app is closing)."""
@@ -281,17 +234,12 @@ class ApprovalPrompt(Widget, can_focus=True):
         key = event.key
         if self.mode == "reason":
             if key == "escape":
-                self._consume(event)
+                consume(event)
                 self._abort()
             return
-        if key in _SCROLL_KEYS:
-            self._consume(event)
-            scroll = self.query_one("#approval-scroll", VerticalScroll)
-            getattr(scroll, _SCROLL_KEYS[key])(animate=False)
+        if self.scrolled(event) or key not in ("y", "a", "n", "escape"):
             return
-        if key not in ("y", "a", "n", "escape"):
-            return
-        self._consume(event)
+        consume(event)
         if not self.is_armed:
             self.ignored_keys += 1
             return
@@ -316,11 +264,6 @@ class ApprovalPrompt(Widget, can_focus=True):
         event.stop()
         self.answer("no", event.value.strip() or None)
 
-    @staticmethod
-    def _consume(event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
-
 
 async def ask_approval(
     parent: Widget,
@@ -338,15 +281,7 @@ async def ask_approval(
     handled by the app; ``prompt.aborted`` tells afterwards whether Esc was pressed).
     """
     prompt = ApprovalPrompt(request, clock=clock, arm_delay=arm_delay)
-    previous_focus = parent.app.focused
-    await parent.mount(prompt, before=before)
-    prompt.focus()
-    if on_prompt is not None:
-        on_prompt(prompt)
-    try:
+    async with shown(parent, prompt, before=before, closed="The prompt was closed."):
+        if on_prompt is not None:
+            on_prompt(prompt)
         return await prompt.ask()
-    finally:
-        prompt.cancel("The prompt was closed.")
-        await prompt.remove()
-        if previous_focus is not None and previous_focus.is_attached:
-            previous_focus.focus()
