@@ -23,6 +23,7 @@ from picode.session.mcp.status import (
     McpPromptArgument,
     McpResource,
 )
+from picode.session.mcp.transport import every_page
 
 #: ``@server:uri``: a server name, a colon, then a URI with a scheme (``notes://today``,
 #: ``file:///a``); it ends at white space. The server name is checked against the session's.
@@ -34,27 +35,11 @@ MAX_RESOURCE_BYTES = 50 * 1024
 
 
 async def list_prompts(session: ClientSession) -> list[types.Prompt]:
-    prompts: list[types.Prompt] = []
-    cursor: str | None = None
-    while True:
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_prompts(params=params)
-        prompts.extend(page.prompts)
-        cursor = page.next_cursor
-        if not cursor:
-            return prompts
+    return await every_page(session.list_prompts, lambda page: page.prompts)
 
 
 async def list_resources(session: ClientSession) -> list[types.Resource]:
-    resources: list[types.Resource] = []
-    cursor: str | None = None
-    while True:
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_resources(params=params)
-        resources.extend(page.resources)
-        cursor = page.next_cursor
-        if not cursor:
-            return resources
+    return await every_page(session.list_resources, lambda page: page.resources)
 
 
 def prompt_info(server: str, prompt: types.Prompt) -> McpPrompt:

@@ -6,9 +6,9 @@ import contextlib
 import math
 import os
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TextIO, cast
+from typing import TYPE_CHECKING, Any, Self, TextIO, TypeVar, cast
 
 import anyio
 from mcp import ClientSession, types
@@ -106,16 +106,27 @@ class WatchedStream:
         return None
 
 
-async def list_tools(session: ClientSession) -> list[types.Tool]:
-    tools: list[types.Tool] = []
+_Page = TypeVar("_Page", bound=types.PaginatedResult)
+_Item = TypeVar("_Item")
+
+
+async def every_page(
+    fetch: Callable[..., Awaitable[_Page]], items: Callable[[_Page], Sequence[_Item]]
+) -> list[_Item]:
+    """What a paginated list request returns, page after page (``fetch(params=...)``)."""
+    found: list[_Item] = []
     cursor: str | None = None
     while True:
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
+        page = await fetch(params=params)
+        found.extend(items(page))
         cursor = page.next_cursor
         if not cursor:
-            return tools
+            return found
+
+
+async def list_tools(session: ClientSession) -> list[types.Tool]:
+    return await every_page(session.list_tools, lambda page: page.tools)
 
 
 def innermost(exc: BaseException) -> BaseException:
