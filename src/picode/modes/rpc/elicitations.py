@@ -3,11 +3,10 @@ command back (docs/cli.md, docs/mcp.md "Elicitation")."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 from collections.abc import Callable
 from typing import Any
 
+from picode.modes.rpc.pending import PendingAnswers
 from picode.session.mcp import ElicitationAnswer, ElicitationRequest, ElicitField, Value, convert
 
 ACTIONS = ("accept", "decline", "cancel")
@@ -15,41 +14,33 @@ ACTIONS = ("accept", "decline", "cancel")
 
 class RpcElicitations:
     def __init__(self, write: Callable[[dict[str, Any]], None]) -> None:
-        self.write = write
-        self.pending: dict[str, tuple[ElicitationRequest, asyncio.Future[ElicitationAnswer]]] = {}
-        self._ids = itertools.count(1)
+        self._answers = PendingAnswers[ElicitationAnswer]("elicitation", write)
+        #: The questions waiting, by request id: an answer is checked against its fields.
+        self.requests: dict[str, ElicitationRequest] = {}
 
     async def ask(self, request: ElicitationRequest) -> ElicitationAnswer:
-        request_id = f"elicitation-{next(self._ids)}"
-        future: asyncio.Future[ElicitationAnswer] = asyncio.get_running_loop().create_future()
-        self.pending[request_id] = (request, future)
-        self.write(
-            {
-                "type": "elicitation_request",
-                "request_id": request_id,
-                "server": request.server,
-                "message": request.message,
-                "fields": [_field(item) for item in request.fields],
-            }
-        )
+        request_id = self._answers.new_id()
+        self.requests[request_id] = request
+        event = {
+            "type": "elicitation_request",
+            "server": request.server,
+            "message": request.message,
+            "fields": [_field(item) for item in request.fields],
+        }
         try:
-            return await future
+            return await self._answers.ask(request_id, event)
         finally:
-            self.pending.pop(request_id, None)
+            self.requests.pop(request_id, None)
 
     async def command(self, server: Any, command: dict[str, Any]) -> Any:
         """``{"type": "elicit", "request_id", "action", "content"}``."""
         request_id, action = command.get("request_id"), command.get("action")
-        entry = self.pending.get(request_id) if isinstance(request_id, str) else None
-        if entry is None or entry[1].done():
-            known = ", ".join(self.pending) or "none"
-            raise LookupError(f"no pending elicitation {request_id!r} (pending: {known})")
+        future = self._answers.waiting(request_id)
         if action not in ACTIONS:
             raise ValueError(f"'action' must be one of {', '.join(ACTIONS)}")
-        request, future = entry
         content: dict[str, Value] = {}
         if action == "accept":
-            content = _content(request, command.get("content"))
+            content = _content(self.requests[str(request_id)], command.get("content"))
         future.set_result(ElicitationAnswer(action, content))  # type: ignore[arg-type]
 
 
