@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from picode.agent.events import AgentEnd, AgentStart
 from picode.ai.untrusted import safe
 
 BEL = "\x07"
@@ -128,8 +129,6 @@ class TerminalNotifier:
 
     def handle(self, event: object) -> None:
         """A session event: a run starts, or ends (announced once the session is idle)."""
-        from picode.agent.events import AgentEnd, AgentStart
-
         if isinstance(event, AgentStart):
             self._runs += 1
             self._aborted = False
