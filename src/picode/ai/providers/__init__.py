@@ -2,3 +2,8 @@
 
 They are imported on first use only (see ``picode.ai.stream.PROVIDER_MODULES``).
 """
+
+from picode.ai import lazy_sdk
+
+# Before any provider module imports its SDK: load only the SDK modules a request uses.
+lazy_sdk.install()

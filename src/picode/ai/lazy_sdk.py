@@ -1,0 +1,204 @@
+"""An SDK's re-exporting packages loaded lazily: a name is imported when it is first used.
+
+The official SDKs are generated with package ``__init__`` files that do nothing but
+re-export (``anthropic.types`` imports ~600 modules of models, ``anthropic.types.beta``
+~1,000), so importing the client for one API pulls in every API's types: ~3,300 modules
+and ~1.5 s for ``anthropic``. For a package whose ``__init__`` is only such imports, the
+finder below gives a module that knows where each re-exported name lives and imports it on
+first access (PEP 562 ``__getattr__``). A subpackage with any other statement runs as
+shipped; the top-level package is indexed too, its other statements waiting. Anything the
+index cannot answer (``__all__``, a star import, a name bound some other
+way) runs the real ``__init__`` once, so the package is then exactly what it would have
+been; only the cost moved. See docs/architecture.md, "Provider SDKs: only the modules a
+request uses"."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import re
+import sys
+import threading
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+#: The SDK distributions loaded this way (the packages they ship are pure re-exports).
+LAZY_ROOTS = ("anthropic", "openai")
+
+#: What a re-exporting ``__init__`` is made of: imports from its own submodules (one dot),
+#: ``typing``, ``__all__``, comments and blank lines.
+_ALLOWED_LINE = re.compile(
+    r"(?:from \.(?!\.)[\w.]* import |from __future__ import |import typing\b|__all__\b|$|#)"
+)
+_IMPORT = re.compile(r"from \.(?!\.)([\w.]*) import (.*)")
+
+
+def reexports(source: str, *, strict: bool = True) -> dict[str, tuple[str, str]] | None:
+    """``name → (submodule, name there)`` for an ``__init__`` made only of relative imports
+    (``from .x import A as B``; ``from . import x`` gives ``(x, "")``), or None when the
+    file does anything else. Not ``strict``, other statements are passed over: what they
+    define is found by running the whole file."""
+    index: dict[str, tuple[str, str]] = {}
+    lines = iter(source.splitlines())
+    for line in lines:
+        if not _ALLOWED_LINE.match(line):
+            if line.startswith(('"""', "'''")) and not index:
+                if not _skip_docstring(line, lines):
+                    return None
+                continue
+            if strict:
+                return None
+            if line.rstrip().endswith(("(", "[", "{")):
+                _skip_brackets(line, lines)
+            continue
+        match = _IMPORT.match(line)
+        if match is None:
+            if line.startswith("__all__"):
+                _skip_brackets(line, lines)
+            continue
+        module, names = match.groups()
+        if names.startswith("("):
+            parts = [names]
+            while ")" not in parts[-1]:
+                parts.append(next(lines, ")"))
+            names = "\n".join(parts)
+        for part in re.sub(r"#[^\n]*", "", names).strip("() ").split(","):
+            words = part.split()
+            if not words:
+                continue
+            if len(words) not in (1, 3) or (len(words) == 3 and words[1] != "as"):
+                return None
+            if module:
+                index[words[-1]] = (module, words[0])
+            else:
+                index[words[-1]] = (words[0], "")
+    return index
+
+
+def _skip_docstring(first: str, lines: Any) -> bool:
+    quote = first[:3]
+    if first.count(quote) >= 2:
+        return True
+    return any(quote in line for line in lines)
+
+
+def _skip_brackets(first: str, lines: Any) -> None:
+    depth = _depth(first)
+    while depth > 0:
+        line = next(lines, "]")
+        depth += _depth(line)
+
+
+class _Resolver:
+    """The lazy package's ``__getattr__``."""
+
+    __slots__ = ("_index", "_lock", "_module", "_real", "_state")
+
+    def __init__(
+        self, module: ModuleType, index: dict[str, tuple[str, str]], real: importlib.abc.Loader
+    ) -> None:
+        self._module = module
+        self._index = index
+        self._real = real
+        self._lock = threading.RLock()
+        self._state = "lazy"  # → "running" → "whole"
+
+    def __call__(self, name: str) -> Any:
+        where = self._index.get(name)
+        package = self._module.__name__
+        if where is None:
+            return self._complete(name)
+        submodule, original = where
+        if not original:
+            return importlib.import_module(f"{package}.{submodule}")
+        value = getattr(importlib.import_module(f"{package}.{submodule}"), original)
+        setattr(self._module, name, value)
+        return value
+
+    def _complete(self, name: str) -> Any:
+        """Run the package's own ``__init__``: what the index does not know, it defines."""
+        probe = name.startswith("__") and name != "__all__"
+        if probe or _is_submodule(self._module, name):
+            # Not worth running the package for: a dunder probe (``__wrapped__``), or a
+            # submodule that ``from package import submodule`` imports once this fails.
+            raise AttributeError(f"module {self._module.__name__!r} has no attribute {name!r}")
+        with self._lock:  # other threads wait here until the package is whole
+            if self._state == "running":  # asked by the package's own __init__
+                raise AttributeError(f"module {self._module.__name__!r} has no attribute {name!r}")
+            if self._state == "lazy":
+                self._state = "running"
+                try:
+                    self._real.exec_module(self._module)
+                except BaseException:
+                    self._state = "lazy"
+                    raise
+                self._state = "whole"
+                if self._module.__dict__.get("__getattr__") is self:
+                    del self._module.__dict__["__getattr__"]
+        return getattr(self._module, name)
+
+
+def _is_submodule(module: ModuleType, name: str) -> bool:
+    path = getattr(module, "__path__", None)
+    full = f"{module.__name__}.{name}"
+    return bool(path) and importlib.machinery.PathFinder.find_spec(full, path) is not None
+
+
+class _LazyPackageLoader(importlib.abc.Loader):
+    def __init__(self, real: importlib.abc.Loader, origin: str) -> None:
+        self._real = real
+        self._origin = origin
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._real.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        try:
+            with open(self._origin, encoding="utf-8") as file:
+                index = reexports(file.read(), strict="." in module.__name__)
+        except (OSError, UnicodeDecodeError):
+            index = None
+        if not index:
+            self._real.exec_module(module)
+            return
+        setattr(module, "__getattr__", _Resolver(module, index, self._real))  # noqa: B010
+
+
+class LazySdkFinder(importlib.abc.MetaPathFinder):
+    """Finds the packages of ``roots`` like the path finder does, with a lazy loader."""
+
+    def __init__(self, roots: Sequence[str]) -> None:
+        self._roots = tuple(roots)
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname.partition(".")[0] not in self._roots:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.submodule_search_locations is None or spec.loader is None:
+            return spec
+        if not isinstance(spec.origin, str) or not spec.origin.endswith("__init__.py"):
+            return spec
+        spec.loader = _LazyPackageLoader(spec.loader, spec.origin)
+        return spec
+
+
+_installed: list[LazySdkFinder] = []
+_install_lock = threading.Lock()
+
+
+def install(roots: Sequence[str] = LAZY_ROOTS) -> None:
+    """Load the packages of ``roots`` not imported yet lazily from now on (idempotent)."""
+    with _install_lock:
+        if _installed:
+            return
+        finder = LazySdkFinder(roots)
+        sys.meta_path.insert(0, finder)
+        _installed.append(finder)
+
+
+def _depth(line: str) -> int:
+    return sum(line.count(c) for c in "([{") - sum(line.count(c) for c in ")]}")
