@@ -274,7 +274,7 @@ def test_a_definition_chooses_tools_instructions_and_model(harness: SessionHarne
     faux = scripted(harness, {"job A": text_turn("fine")}, parent)
 
     async def scenario() -> None:
-        session = await harness.open(faux)
+        session = await harness.open(faux, project_trusted=True)
         await session.prompt("go")
         child = next(r for r in faux.requests if r.messages[0].text == "job A")  # type: ignore[union-attr]
         # Narrowed to the parent's tools: "nosuch" is none of them.
@@ -285,6 +285,44 @@ def test_a_definition_chooses_tools_instructions_and_model(harness: SessionHarne
         assert "Agent 'elsewhere' cannot start" in results[1].content[0].text  # type: ignore[union-attr]
         warnings = [e.text for e in harness.events if getattr(e, "source", None) == "agents"]
         assert any("nosuch" in text for text in warnings)
+        await session.close()
+
+    run(scenario())
+
+
+def test_an_untrusted_projects_agent_cannot_choose_the_model(harness: SessionHarness) -> None:
+    """Its instructions and tools apply, its model and thinking do not; the person's own
+    definitions keep theirs."""
+    project = harness.cwd / ".claude" / "agents"
+    project.mkdir(parents=True)
+    (project / "pricey.md").write_text(
+        "---\nname: pricey\ndescription: Costly\nmodel: nowhere/model-x\nthinking: high\n---\n"
+        "Be thorough.\n"
+    )
+    personal = harness.paths.config_dir / "agents"
+    personal.mkdir(parents=True)
+    (personal / "mine.md").write_text(
+        "---\nname: mine\ndescription: Mine\nmodel: nowhere/model-y\n---\n"
+    )
+    parent = [
+        tool_turn(task("costly", "job A", "pricey"), task("own", "job B", "mine")),
+        text_turn("ok"),
+    ]
+    faux = scripted(harness, {"job A": text_turn("done")}, parent)
+
+    async def scenario() -> None:
+        session = await harness.open(faux)  # a folder not trusted
+        await session.prompt("go")
+        child = next(r for r in faux.requests if r.messages[0].text == "job A")  # type: ignore[union-attr]
+        assert child.system_prompt is not None and "Be thorough." in child.system_prompt
+        results = [m for m in session.messages if isinstance(m, ToolResultMessage)]
+        assert [r.is_error for r in results] == [False, True]
+        assert "done" in results[0].content[0].text  # type: ignore[union-attr]
+        assert "Agent 'mine' cannot start" in results[1].content[0].text  # type: ignore[union-attr]
+        warnings = [e.text for e in harness.events if getattr(e, "source", None) == "agents"]
+        told = [text for text in warnings if "'pricey'" in text]
+        assert len(told) == 1 and "nowhere/model-x" in told[0] and "not trusted" in told[0]
+        assert not any("'mine'" in text for text in warnings)
         await session.close()
 
     run(scenario())

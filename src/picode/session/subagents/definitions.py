@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -103,12 +103,38 @@ def open_agents(
     cwd: Path,
     notify: Callable[[str, str, str], None],
     home: Path | None = None,
+    *,
+    project_trusted: bool = True,
 ) -> AgentDefinitions:
-    """The session's definitions, each problem told once (a warning with source "agents")."""
+    """The session's definitions, each problem told once (a warning with source "agents").
+    In a folder not trusted, the project's definitions keep the session's model."""
     found = discover_agents(config_dir, cwd, Path.home() if home is None else home)
+    if not project_trusted:
+        found = _session_model_only(found)
     for problem in found.problems:
         notify(problem, "warning", "agents")
     return found
+
+
+def _session_model_only(found: AgentDefinitions) -> AgentDefinitions:
+    """An untrusted project may narrow tools and add instructions, but not choose which
+    model (or how much thinking) the person's keys pay for: another model is another bill."""
+    agents = dict(found.agents)
+    problems = list(found.problems)
+    for name, agent in found.agents.items():
+        if agent.source != "project" or (agent.model is None and agent.thinking is None):
+            continue
+        chosen = " and ".join(
+            f"{what} {value}"
+            for what, value in (("the model", agent.model), ("thinking", agent.thinking))
+            if value is not None
+        )
+        agents[name] = replace(agent, model=None, thinking=None)
+        problems.append(
+            f"Agent '{name}' ({agent.path}) asks for {chosen}: this folder is not trusted, "
+            "so it runs with the session's model and thinking."
+        )
+    return AgentDefinitions(agents, problems)
 
 
 def discover_agents(config_dir: Path, cwd: Path, home: Path) -> AgentDefinitions:

@@ -93,7 +93,9 @@ def offer_task_tool(
     settings = options.settings.subagents
     if not options.subagents or not settings.enabled:
         return list(tools)
-    definitions = open_agents(options.paths.config_dir, options.cwd, notify)
+    definitions = open_agents(
+        options.paths.config_dir, options.cwd, notify, project_trusted=options.project_trusted
+    )
     runner = SubagentRunner(options, gate, seams, parent)
     runner.set_tools(tools)
     known = runner.tool_names()
