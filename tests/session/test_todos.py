@@ -10,6 +10,7 @@ from picode.agent.events import ToolExecutionEnd
 from picode.ai.providers.faux import FauxToolCall, text_turn, tool_turn
 from picode.ai.types import ToolResultMessage
 from picode.session.events import SessionSwitched, TodosChanged
+from picode.session.store.sessions import is_compaction_summary
 from picode.session.todos import Todo, todos_from
 from tests.session.conftest import SessionHarness, run
 
@@ -146,3 +147,51 @@ def test_only_a_whole_well_formed_list_counts() -> None:
     assert todos_from({"todos": [{"content": "x", "status": "maybe"}]}) is None
     assert todos_from({"todos": [{"content": 3, "status": "pending"}]}) is None
     assert todos_from({"todos": ["x"]}) is None
+
+
+def test_a_compaction_summary_carries_the_list_and_so_does_its_resume(
+    harness: SessionHarness,
+) -> None:
+    """The calls that built the list are summarised away; the list itself is not."""
+
+    async def scenario() -> None:
+        faux = harness.faux(
+            _todo_turn(PLAN),
+            text_turn("x" * 2000),
+            text_turn("y" * 2000),
+            text_turn("The summary."),
+            text_turn("next"),
+        )
+        session = await harness.open(faux, session="new")
+        await session.prompt("plan it")
+        await session.prompt("go on")
+        await session.compact(keep_recent_tokens=50)
+        summary = session.messages[0].text
+        assert is_compaction_summary(session.messages[0])
+        assert "The summary." in summary
+        assert "Todo list:\n[x] Read the parser\n[>] Add tests\n[ ] Update the docs" in summary
+        assert not any(isinstance(m, ToolResultMessage) for m in session.messages)
+        await session.prompt("continue")
+        sent = faux.requests[-1].messages[0]
+        assert "[>] Add tests" in sent.text  # type: ignore[union-attr]
+        session_id = session.session_id
+        await session.close()
+
+        resumed = await harness.open(faux, session=session_id)
+        assert "[>] Add tests" in resumed.messages[0].text
+        await resumed.close()
+
+    run(scenario())
+
+
+def test_no_list_adds_nothing_to_the_summary(harness: SessionHarness) -> None:
+    async def scenario() -> None:
+        faux = harness.faux(text_turn("x" * 2000), text_turn("y" * 2000), text_turn("Short."))
+        session = await harness.open(faux, session="new")
+        await session.prompt("one")
+        await session.prompt("two")
+        await session.compact(keep_recent_tokens=50)
+        assert "Todo list" not in session.messages[0].text
+        await session.close()
+
+    run(scenario())

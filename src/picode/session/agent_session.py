@@ -77,7 +77,7 @@ from picode.session.store.recorder import SessionRecorder
 from picode.session.subagents.tool import offer_task_tool
 from picode.session.switching import SessionSwitching, saved_choices
 from picode.session.system_prompt import build_system_prompt, first_line
-from picode.session.todos import TodoControls, todos_from
+from picode.session.todos import TodoControls, todo_text, todos_from
 from picode.session.usage import SessionUsage
 from picode.session.view import SessionView
 
@@ -119,6 +119,7 @@ class AgentSession(
             spend=self._spend,
             send_message=self._send_message,
             append_entry=self._append_entry,
+            todo_list=lambda: todo_text(self._todos),
         )
         self._save_error: str | None = None
         self._recorder = SessionRecorder(options.paths, options.cwd, self.notify)

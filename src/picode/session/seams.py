@@ -25,6 +25,7 @@ class SessionSeams:
         "_notify",
         "_send_message",
         "_spend",
+        "_todo_list",
         "_wait_retry",
     )
 
@@ -39,6 +40,7 @@ class SessionSeams:
         spend: Callable[[AssistantMessage | None], dict[str, Any]],
         send_message: Callable[[str, str], None],
         append_entry: Callable[[str, Any], None],
+        todo_list: Callable[[], str],
     ) -> None:
         self._emit = emit
         self._emit_soon = emit_soon
@@ -48,6 +50,7 @@ class SessionSeams:
         self._spend = spend
         self._send_message = send_message
         self._append_entry = append_entry
+        self._todo_list = todo_list
 
     async def emit(self, event: AnySessionEvent) -> None:
         await self._emit(event)
@@ -73,3 +76,6 @@ class SessionSeams:
 
     def append_entry(self, custom_type: str, data: Any) -> None:
         self._append_entry(custom_type, data)
+
+    def todo_list(self) -> str:
+        return self._todo_list()

@@ -56,6 +56,19 @@ def todos_from(data: Any) -> list[Todo] | None:
     return todos
 
 
+#: How each status reads in text the model gets: the marks of the ``todo`` tool's results
+#: (``tools/todo.py``, a sibling this layer does not import), so both read alike.
+TEXT_MARKS: dict[TodoStatus, str] = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+
+
+def todo_text(todos: list[Todo]) -> str:
+    """The list as a compaction summary carries it: the model's own list outlives the
+    messages that built it. Empty when there is none."""
+    if not todos:
+        return ""
+    return "Todo list:\n" + "\n".join(f"{TEXT_MARKS[t.status]} {t.content}" for t in todos)
+
+
 def records(todos: list[Todo]) -> list[dict[str, str]]:
     return [todo.as_record() for todo in todos]
 

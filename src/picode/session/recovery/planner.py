@@ -92,6 +92,10 @@ class RecoveryHost(Protocol):
         running total, for the session file."""
         ...
 
+    def todo_list(self) -> str:
+        """The model's todo list as text, for the summary ("" when there is none)."""
+        ...
+
 
 class Journal(Protocol):
     """The session file, as far as recovery writes to it (``SessionRecorder``)."""
@@ -358,7 +362,7 @@ class RecoveryPlanner:
             to_summarise,
             (list(details.get("read_files", [])), list(details.get("modified_files", []))),
         )
-        full_summary = _with_files(summary, read, modified)
+        full_summary = _with_files(summary, read, modified, self.host.todo_list())
         kept = messages[cut:]
         total = self.host.spend(reply)
         journal.record_compaction(
@@ -372,12 +376,14 @@ class RecoveryPlanner:
         return True
 
 
-def _with_files(summary: str, read: list[str], modified: list[str]) -> str:
+def _with_files(summary: str, read: list[str], modified: list[str], todos: str = "") -> str:
     parts = [summary.strip()]
     if read:
         parts.append("Files read:\n" + "\n".join(f"- {path}" for path in read))
     if modified:
         parts.append("Files modified:\n" + "\n".join(f"- {path}" for path in modified))
+    if todos:
+        parts.append(todos)
     return "\n\n".join(parts)
 
 
