@@ -102,6 +102,7 @@ def test_approvals_are_asked_over_rpc(wire: WireServer, picode: PicodeEnv) -> No
         first = child.event("approval_request")
         assert (first["tool_name"], first["tool_call_id"]) == ("write", "call_no")
         assert "denied.txt" in first["preview"]
+        assert first["origin"] is None  # the session itself asks, not a subagent
         child.send(
             {
                 "type": "approve",

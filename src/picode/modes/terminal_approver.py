@@ -53,7 +53,8 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
         # may come from an MCP server.
         why = f" (it changes {request.protected})" if request.protected else ""
         name = one_line(request.tool_name)
-        _write(fd, f"\npicode wants to run {name}{why}:\n{request.preview}\n")
+        who = request.asker or "picode"
+        _write(fd, f"\n{who} wants to run {name}{why}:\n{request.preview}\n")
         while True:
             _write(fd, "Allow? [y]es / [a]lways / [n]o (optionally: n <reason>): ")
             answer = _read_line(fd)

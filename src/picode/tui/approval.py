@@ -113,6 +113,10 @@ def _clip(line: str) -> str:
 
 
 def title_for(request: ApprovalRequest) -> str:
+    return f"{request.asker}: {_question(request)}" if request.asker else _question(request)
+
+
+def _question(request: ApprovalRequest) -> str:
     if request.escalation is not None:
         return f"The sandbox blocked {request.escalation}. Run this command outside it?"
     verb = {"bash": "Run this command", "write": "Write this file", "edit": "Make this edit"}

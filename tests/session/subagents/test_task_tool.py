@@ -199,7 +199,13 @@ def test_transcript_is_saved_and_linked(harness: SessionHarness) -> None:
 
 
 def test_child_asks_the_parents_approver(harness: SessionHarness) -> None:
-    parent = [tool_turn(task("run", "job A")), text_turn("ok")]
+    """Through the parent's approver, saying which subagent asks; the parent's own calls
+    say nobody."""
+    parent = [
+        tool_turn(task("run\x1b[2J it", "job A")),
+        tool_turn(FauxToolCall("bash", {"command": "echo parent"})),
+        text_turn("ok"),
+    ]
     child = iter([tool_turn(FauxToolCall("bash", {"command": "echo hi"})), text_turn("done")])
 
     def script(context: Context) -> FauxTurn:
@@ -212,7 +218,7 @@ def test_child_asks_the_parents_approver(harness: SessionHarness) -> None:
             return next(child)
         return parent.pop(0)
 
-    faux = harness.faux(*[script] * 4)
+    faux = harness.faux(*[script] * 5)
     asked: list[ApprovalRequest] = []
 
     async def approver(request: ApprovalRequest) -> ApprovalDecision:
@@ -222,7 +228,12 @@ def test_child_asks_the_parents_approver(harness: SessionHarness) -> None:
     async def scenario() -> None:
         session = await harness.open(faux, approver=approver, approval="all")
         await session.prompt("go")
-        assert [r.tool_name for r in asked] == ["bash"]
+        assert [r.tool_name for r in asked] == ["bash", "bash"]
+        child_ask, parent_ask = [r for r in asked if r.tool_name == "bash"]
+        assert child_ask.args == {"command": "echo hi"} and child_ask.origin == "run\x1b[2J it"
+        assert child_ask.asker == "Subagent “run␛[2J it”"
+        assert parent_ask.args == {"command": "echo parent"}
+        assert parent_ask.origin is None and parent_ask.asker is None
         await session.close()
 
     run(scenario())

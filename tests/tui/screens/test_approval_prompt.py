@@ -5,10 +5,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from picode.session.safety.approval import ApprovalDecision, ApprovalRequest, preview_for
-from picode.tui.approval import ARM_DELAY_S, ApprovalPrompt, ask_approval, render_preview
+from picode.tui.approval import (
+    ARM_DELAY_S,
+    ApprovalPrompt,
+    ask_approval,
+    render_preview,
+    title_for,
+)
 from tests.tui.conftest import FakeClock, run, wait_until
 from tests.tui.hosts import WidgetHost
 
@@ -206,3 +212,17 @@ def test_preview_of_a_long_write_counts_every_hidden_line() -> None:
     # 19 of the file's 3200 lines are shown under the title: the other 3181 are not.
     assert shown[-1] == "… 3181 more lines"
     assert len(shown) == 21
+
+
+def test_a_subagents_question_says_which_subagent_asks() -> None:
+    """Its description is the model's text: an escape in it is spelled out on screen."""
+    args = {"command": "make"}
+    asked = ApprovalRequest("c", "bash", args, preview_for("bash", args), origin="fix\x1b[2J it")
+
+    async def body(app: PromptHost, prompt: ApprovalPrompt, pilot: Any, *_: Any) -> None:
+        text = "\n".join(str(w.render()) for w in prompt.query(Static))
+        assert "Subagent “fix␛[2J it”: Run this command?" in text
+        assert "\x1b" not in text
+
+    _drive(body, asked)
+    assert title_for(bash_request()) == "Run this command?"

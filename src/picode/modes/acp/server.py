@@ -355,7 +355,7 @@ class PicodeAcpAgent:
         content: list[ToolContent] = [*(hosted.changes.proposed(request.call_id) or [])]
         tool_call = ToolCallUpdate(
             tool_call_id=request.call_id,
-            title=started.title,
+            title=f"{request.asker}: {started.title}" if request.asker else started.title,
             kind=started.kind,
             locations=started.locations,
             raw_input=request.args,

@@ -38,6 +38,7 @@ class RpcApprovals:
             "args": request.args,
             "preview": request.preview,
             "protected": request.protected,
+            "origin": request.origin,
         }
         return await self._approvals.ask(self._approvals.new_id(), event)
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from picode.agent.home_paths import KEY_LOCATIONS, SHELL_STARTUP_FILES
-from picode.ai.untrusted import visible
+from picode.ai.untrusted import one_line, visible
 from picode.session.paths import Paths, project_dir
 
 ApprovalPolicy = Literal["never", "edits", "all"]
@@ -43,6 +44,20 @@ class ApprovalRequest:
     escalation: str | None = None
     #: Set when the call touches a protected path: what that path is ("a shell start-up file").
     protected: str | None = None
+    #: Set when a subagent asks (it shares the parent's gate): its task's description, as
+    #: the model wrote it (spell it out before showing it).
+    origin: str | None = None
+
+    @property
+    def asker(self) -> str | None:
+        """Who asks, for a question's title: ``Subagent “…”`` (spelled out), or None when
+        it is the session itself."""
+        return f"Subagent “{one_line(self.origin)}”" if self.origin else None
+
+
+#: The subagent on whose behalf the current task runs (``subagents/runner.py`` sets it
+#: around a child's run; the child's tasks inherit it), so its questions say so.
+APPROVAL_ORIGIN: ContextVar[str | None] = ContextVar("APPROVAL_ORIGIN", default=None)
 
 
 @dataclass(slots=True)
@@ -109,8 +124,9 @@ class ApprovalGate:
         if hook != "ask" and not self.needs_approval(tool_name):
             return None
         cwd = self.protected.cwd if self.protected else None
+        preview = preview_for(tool_name, args, cwd=cwd)
         decision = await self.approver(
-            ApprovalRequest(call_id, tool_name, args, preview_for(tool_name, args, cwd=cwd))
+            ApprovalRequest(call_id, tool_name, args, preview, origin=APPROVAL_ORIGIN.get())
         )
         if decision.kind == "always":
             self._always.add(tool_name)
@@ -127,7 +143,8 @@ class ApprovalGate:
         if self.escalator is None:
             return "unasked"
         args = {"command": command}
-        request = ApprovalRequest("", "bash", args, preview_for("bash", args), blocked)
+        preview = preview_for("bash", args)
+        request = ApprovalRequest("", "bash", args, preview, blocked, origin=APPROVAL_ORIGIN.get())
         decision = await self.escalator(request)
         if decision.kind == "yes":
             return "once"
@@ -272,7 +289,9 @@ async def _ask_protected(
     cwd = gate.protected.cwd if gate.protected else None
     preview = preview_for(tool_name, args, cwd=cwd)
     decision = await gate.approver(
-        ApprovalRequest(call_id, tool_name, args, preview, protected=what)
+        ApprovalRequest(
+            call_id, tool_name, args, preview, protected=what, origin=APPROVAL_ORIGIN.get()
+        )
     )
     # "always" is taken as yes for this call only: a protected path is asked about each time.
     if decision.kind in ("yes", "always"):

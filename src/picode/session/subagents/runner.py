@@ -21,6 +21,7 @@ from picode.agent.events import MessageEnd
 from picode.agent.tool import AgentTool, OnUpdate, ToolError, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.ai.types import AssistantMessage, TextContent
+from picode.session.safety.approval import APPROVAL_ORIGIN
 from picode.session.store.branch_context import SUBAGENT_LINK
 from picode.session.subagents.definitions import AgentDefinition
 from picode.session.subagents.progress import ChildProgress
@@ -106,10 +107,13 @@ class SubagentRunner:
         unsubscribe = child.subscribe(lambda event: _on_child_event(event, progress, spent))
         stop = signal.add_callback(lambda _reason: child.abort())
         ticker = asyncio.ensure_future(_tick(progress))
+        # This call runs in a task of its own: the child's questions say whose they are.
+        origin = APPROVAL_ORIGIN.set(description)
         try:
             if not signal.aborted:
                 await child.prompt(prompt)
         finally:
+            APPROVAL_ORIGIN.reset(origin)
             stop()
             ticker.cancel()
             if signal.aborted:
