@@ -195,6 +195,36 @@ def test_footer_at_60_columns_shortens_the_folder_and_keeps_whole_words() -> Non
     _run_with(footer, body=body, size=(60, 24))
 
 
+def test_a_mode_and_a_long_thinking_label_leave_the_token_counts_in() -> None:
+    """Why the level differs from the one set goes first: the counts matter more."""
+    footer = InfoFooter(
+        FooterInfo(
+            cwd="~/tm/proj",
+            branch="master",
+            input_tokens=3_600,
+            output_tokens=209,
+            context_tokens=5_000,
+            context_window=1_000_000,
+            model="claude-opus-5-5",
+            thinking="low (the lowest this model allows)",
+            reasoning=True,
+            mode="all",
+        )
+    )
+
+    async def body(app: TokensHost, pilot: Any) -> None:
+        text = footer.render().plain
+        assert "↑3.6k ↓209" in text and "ask all" in text
+        assert text.endswith("claude-opus-5-5 • thinking low")
+        await pilot.resize_terminal(200, 24)
+        await pilot.pause()
+        wide = footer.render().plain
+        assert wide.endswith("thinking low (the lowest this model allows)")
+        assert "↑3.6k ↓209" in wide
+
+    _run_with(footer, body=body, size=(110, 24))
+
+
 def test_format_tokens() -> None:
     assert [format_tokens(n) for n in (999, 1500, 12_345, 2_500_000)] == [
         "999",

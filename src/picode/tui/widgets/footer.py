@@ -124,10 +124,12 @@ def git_branch(cwd: Path) -> str | None:
 
 
 SAVE_WARNING = "⚠ session NOT SAVED (disk?) · "
-#: What a narrow footer leaves out first: the cache count, then cost, the context window's
+#: What a narrow footer leaves out first: why the thinking level differs from the one set
+#: ("(the lowest this model allows)"), the cache count, then cost, the context window's
 #: size, the token counts, the session name, the branch, the context share, the thinking
 #: level. The folder and the model stay (the folder shortened from its start with "…").
 LEAVE_OUT_ORDER = (
+    "note",
     "cache",
     "cost",
     "window",
@@ -185,7 +187,9 @@ class InfoFooter(Widget):
             parts.append(Content.assemble((f"{percent:.0f}%", style), window))
         model = Content.styled(info.model, "$foreground")
         if info.reasoning and "thinking" not in left_out:
-            thinking = Content.styled(f"thinking {info.thinking}", "$secondary")
+            level, note = _level_and_note(info.thinking)
+            shown = level if "note" in left_out or not note else f"{level} {note}"
+            thinking = Content.styled(f"thinking {shown}", "$secondary")
             model = Content.assemble(model, " • ", thinking)
         parts.append(model)
         return Content("  ").join(
@@ -227,6 +231,12 @@ class InfoFooter(Widget):
         line = Content.assemble(warning or "", folder, suffix)
         gap = " " * max(GAP, width - line.cell_length - right.cell_length)
         return Content.assemble(line, gap, right)
+
+
+def _level_and_note(label: str) -> tuple[str, str]:
+    """``"low (the lowest this model allows)"`` → ``("low", "(the lowest …)")``."""
+    level, space, note = label.partition(" (")
+    return (level, f"({note}") if space and note.endswith(")") else (label, "")
 
 
 def _right_cells(text: str, cells: int) -> str:
