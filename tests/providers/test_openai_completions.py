@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -417,3 +420,37 @@ def test_tool_only_assistant_message_has_null_content(wire: WireServer) -> None:
     assistant = wire.requests[0].json["messages"][1]
     assert assistant["content"] is None
     assert assistant["tool_calls"][0]["function"] == {"name": "status", "arguments": "{}"}
+
+
+# --- what a request loads --------------------------------------------------------------
+
+FRESH_REPLY = """
+import json, sys
+from tests.providers.models import wire_model
+from tests.providers.sdk_streaming import stream_once
+from tests.wire.chat_protocol import ChatStream
+from tests.wire.server import WireServer
+
+with WireServer() as wire:
+    wire.enqueue(ChatStream().text("Hel", "lo").end("stop").response())
+    outcome = stream_once(wire_model("openai-completions", wire))
+chat = sorted(n for n in sys.modules if n.startswith(("openai.types.chat", "openai.resources.chat")))
+print(json.dumps([outcome.message.text, outcome.message.stop_reason, chat]))
+"""
+
+
+def test_a_reply_needs_none_of_the_sdks_chat_types() -> None:
+    """The chunks are read as JSON: neither the SDK's chat resources nor its chat types
+    (hundreds of pydantic models and typed dicts) are imported for a whole reply."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_REPLY],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=root,
+    )
+    text, stop_reason, chat_modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (text, stop_reason) == ("Hello", "stop")
+    assert chat_modules == []
