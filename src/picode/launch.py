@@ -242,7 +242,8 @@ def quick_view(args: argparse.Namespace) -> QuickView:
     cwd = Path.cwd()
     paths = resolve_paths()
     registry = builtin_registry()
-    raw = _plain_toml(paths.user_config_file)
+    raw = _plain_toml(paths.user_config_file, with_providers=True)
+    own_providers = raw.pop("providers", None)
     project = _plain_toml(project_dir(cwd) / "config.toml")
     ref = project.get("default_model")
     if isinstance(ref, str) and ref.partition("/")[0] not in registry.providers:
@@ -253,13 +254,20 @@ def quick_view(args: argparse.Namespace) -> QuickView:
     model: Any = None
     thinking = args.thinking or raw.get("thinking")
     if isinstance(ref, str) and ref:
-        try:
-            resolved = registry.resolve(ref)
-            model = resolved.model
-            thinking = thinking or resolved.thinking
-        except UnknownModelError:
-            provider, _, model_id = ref.partition("/")
-            model = Model(id=model_id or ref, name=ref, api="", provider=provider)
+        provider, slash, model_id = ref.partition("/")
+        if slash and provider not in registry.providers:
+            # A provider of the user's config.toml (``prepare`` reads it properly): its API
+            # is enough to import the right SDK early, and no "did you mean" is worked out
+            # over every packaged model for an error nobody sees.
+            api = _configured_api(own_providers, provider)
+            model = Model(id=model_id or ref, name=ref, api=api, provider=provider)
+        else:
+            try:
+                resolved = registry.resolve(ref)
+                model = resolved.model
+                thinking = thinking or resolved.thinking
+            except UnknownModelError:
+                model = Model(id=model_id or ref, name=ref, api="", provider=provider)
     if model is None:
         model = _first_keyed_model(registry)
     if thinking not in THINKING_LEVELS or not model.reasoning:
@@ -278,7 +286,7 @@ def quick_view(args: argparse.Namespace) -> QuickView:
     )
 
 
-def _plain_toml(path: Path) -> dict[str, Any]:
+def _plain_toml(path: Path, *, with_providers: bool = False) -> dict[str, Any]:
     if not path.is_file():
         return {}
     import tomllib  # a few milliseconds, worth saving before the first frame
@@ -288,7 +296,15 @@ def _plain_toml(path: Path) -> dict[str, Any]:
             data = tomllib.load(handle)
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in data.items() if k in ("default_model", "thinking", "theme")}
+    keys = ("default_model", "thinking", "theme", *(("providers",) if with_providers else ()))
+    return {k: v for k, v in data.items() if k in keys}
+
+
+def _configured_api(providers: Any, name: str) -> str:
+    """The wire API ``[providers.<name>]`` declares, or "" (nothing to import early)."""
+    table = providers.get(name) if isinstance(providers, dict) else None
+    api = table.get("api") if isinstance(table, dict) else None
+    return api if isinstance(api, str) else ""
 
 
 def _first_keyed_model(registry: ModelRegistry) -> Any:

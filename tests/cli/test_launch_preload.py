@@ -92,3 +92,57 @@ def test_a_failing_preload_is_left_for_the_first_request(monkeypatch: pytest.Mon
     assert thread is not None
     thread.join(10)
     assert not thread.is_alive() and raised == []
+
+
+def _user_config(text: str) -> None:
+    from picode.session.paths import resolve_paths
+
+    config = resolve_paths().user_config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(text, encoding="utf-8")
+
+
+LOCAL_PROVIDER = """
+[providers.local]
+api = "openai-completions"
+base_url = "http://127.0.0.1:9/v1"
+
+[[providers.local.models]]
+id = "test-model"
+"""
+
+
+def test_a_provider_of_the_user_config_preloads_its_api(calls: list[str]) -> None:
+    _user_config(LOCAL_PROVIDER)
+    assert _launch("--model", "local/test-model", "hello") == 0
+    assert calls == ["gc paused", "preload openai-completions", "tui"]
+
+
+@pytest.mark.parametrize(
+    ("config", "ref"),
+    [
+        ("", "local/test-model"),  # no such provider: nothing to import
+        ('[providers.local]\nbase_url = "http://127.0.0.1:9"\n', "local/test-model"),
+    ],
+)
+def test_an_unknown_provider_preloads_nothing(calls: list[str], config: str, ref: str) -> None:
+    _user_config(config)
+    assert _launch("--model", ref, "hello") == 0
+    assert calls == ["gc paused", "preload ", "tui"]
+
+
+def test_the_quick_view_of_a_configured_provider(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PICODE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    _user_config('default_model = "local/test-model"\n' + LOCAL_PROVIDER)
+    view = launch.quick_view(build_parser().parse_args([]))
+    assert (view.model.provider, view.model.id, view.model.api) == (
+        "local",
+        "test-model",
+        "openai-completions",
+    )
+    # A built-in provider is still resolved from the packaged models.
+    view = launch.quick_view(build_parser().parse_args(["--model", "openai/gpt-5"]))
+    assert (view.model.provider, view.model.api) == ("openai", "openai-responses")

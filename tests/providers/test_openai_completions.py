@@ -434,7 +434,7 @@ from tests.wire.server import WireServer
 with WireServer() as wire:
     wire.enqueue(ChatStream().text("Hel", "lo").end("stop").response())
     outcome = stream_once(wire_model("openai-completions", wire))
-chat = sorted(n for n in sys.modules if n.startswith(("openai.types.chat", "openai.resources.chat")))
+chat = [n for n in sys.modules if n.startswith(("openai.types.chat", "openai.resources.chat"))]
 print(json.dumps([outcome.message.text, outcome.message.stop_reason, chat]))
 """
 
