@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import ssl
 from functools import partial
 from typing import Any
 
@@ -18,6 +19,7 @@ from tests.providers.sdk_streaming import (
     THINKING,
     TOOL_CALL,
     halved,
+    run,
     simple_context,
     stream_once,
 )
@@ -344,3 +346,52 @@ def test_missing_api_key_names_the_variables(
     assert outcome.shape == ["error"]
     assert "GEMINI_API_KEY" in (outcome.message.error_message or "")
     assert wire.requests == []
+
+
+# --- the client --------------------------------------------------------------------------
+
+
+def _ca_loads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """Every CA bundle an SSL context loads from now on, with its arguments."""
+    loads: list[tuple[Any, ...]] = []
+    load = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loads.append((*args, *kwargs.values()))
+        load(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    return loads
+
+
+def _build_client(wire: WireServer) -> None:
+    from picode.ai.options import StreamOptions
+    from picode.ai.providers import google_generative_ai
+
+    async def build() -> None:
+        await google_generative_ai.prepare(gemini(wire), StreamOptions(api_key="test-key"))
+
+    run(build)
+
+
+def test_the_client_loads_the_ca_bundle_once(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK would build a second SSL context for websockets, which picode never opens."""
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    loads = _ca_loads(monkeypatch)
+    _build_client(wire)
+    assert len(loads) == 1
+
+
+def test_the_client_still_takes_ssl_cert_file(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import certifi
+
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    loads = _ca_loads(monkeypatch)
+    _build_client(wire)
+    assert len(loads) == 1 and certifi.where() in loads[0]

@@ -36,6 +36,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
+from picode.ai.providers._google_ssl import one_ssl_context
 from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
@@ -120,6 +121,7 @@ async def _client(model: Model, options: StreamOptions) -> genai.Client:
             timeout=max(1, int(settings.idle_timeout_s * 1000)),
             retry_options=types.HttpRetryOptions(attempts=1),
         )
+        http_options = one_ssl_context(http_options)
         return genai.Client(api_key=settings.api_key, vertexai=False, http_options=http_options)
 
     return await cached_client_async(settings.cache_key(API), make, _close_client)
