@@ -52,7 +52,11 @@ async def cached_client_async(
     """Like ``cached_client``, but a new client is built in a worker thread.
 
     Loading CA certificates takes 100-250 ms on a slow disk (some SDKs build two SSL
-    contexts); on the loop thread that would freeze the UI at the first request.
+    contexts); on the loop thread that would freeze the UI at the first request. A caller
+    that comes while the same client is being built waits for that build instead of
+    starting a second one: the first request after launch usually comes while
+    ``prepare_provider`` is still building, and two builds cost twice the CPU (the CA
+    bundle, the SDK's client) and then the closing of the one thrown away.
     """
     loop = asyncio.get_running_loop()
     per_loop = _clients.get(loop)
@@ -60,9 +64,38 @@ async def cached_client_async(
     if entry is not None:
         client: T = entry[0]
         return client
-    built = await asyncio.to_thread(create)
-    # Another request may have built one meanwhile; keep the first, so pools are shared.
-    return cached_client(key, lambda: built, close)
+    building = _building.get(loop)
+    if building is None:
+        building = _building[loop] = {}
+    task = building.get(key)
+    if task is None:
+        task = loop.create_task(_build(key, create, close, building))
+        # Retrieved here so that a build whose callers were all cancelled, and which then
+        # failed, is not reported as an exception nobody read.
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+        building[key] = task
+    # Shielded: a caller cancelled (an aborted request) leaves the build to the others.
+    built: T = await asyncio.shield(task)
+    return built
+
+
+#: Builds under way, per loop and settings: the task every caller for that client awaits.
+_building: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[Hashable, asyncio.Task[Any]]
+] = weakref.WeakKeyDictionary()
+
+
+async def _build(
+    key: Hashable,
+    create: Callable[[], T],
+    close: Callable[[T], Awaitable[None]],
+    building: dict[Hashable, asyncio.Task[Any]],
+) -> T:
+    try:
+        built = await asyncio.to_thread(create)
+        return cached_client(key, lambda: built, close)
+    finally:
+        building.pop(key, None)
 
 
 async def close_clients() -> None:
