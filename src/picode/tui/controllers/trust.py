@@ -43,14 +43,16 @@ class TrustController:
     async def settle(self, *, ask_again: bool = False) -> ProjectTrust:
         """The folder's trust; the person answers when nothing valid was decided (or
         ``ask_again``: the /trust command)."""
-        from picode.session.safety import record_decision
-        from picode.tui.trust_prompt import TrustScreen
-
         trust = await asyncio.to_thread(self._assess)
         for problem in trust.problems:
             self._host.report(problem, "warning")
         if not trust.items or trust.override or not (trust.needs_answer or ask_again):
             return trust
+        # Only when asking: the dialog and the pick lists it shares with the pickers are
+        # not needed on the way to the first answer in a folder with nothing to trust.
+        from picode.session.safety import record_decision
+        from picode.tui.trust_prompt import TrustScreen
+
         answer = await self._host.push_screen_wait(TrustScreen(trust))
         if answer == "later":
             return trust
