@@ -92,7 +92,9 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
     if config.warm_provider:
         host.warmup.prepare(session)
         host.unsubscribers.append(host.warmup.follow(session))
-    host.commands.sync_extensions(session)
+    if session.extension_commands:
+        # Without any, nothing to list: the controller checks again whenever it is used.
+        host.commands.sync_extensions(session)
     host.approvals.attach(session)
     from picode.tui.elicitation import Elicitations  # its widgets: not on the first frame
 

@@ -370,3 +370,25 @@ def test_the_collector_is_not_paused_longer_than_its_limit(
     finally:
         gc_pause.resume_collector()
         gc.enable()
+
+
+def test_a_message_is_answered_without_building_the_command_controller(
+    tui: TuiHarness,
+) -> None:
+    """Only text with a leading slash can be a command: the first answer does not wait for
+    the command controller and the pickers it brings."""
+    faux = tui.faux(text_turn("answer"), text_turn("again"))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None, what="the session")
+            await type_text(pilot, "hello")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: faux.requests, what="the request")
+            assert "commands" not in app.__dict__
+            await type_text(pilot, "/model")  # a command still works as before
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "commands" in app.__dict__, what="the controller")
+
+    run(scenario())

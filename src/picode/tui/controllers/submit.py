@@ -126,7 +126,9 @@ class Submitter:
         host = self._host
         host.close_completion()
         host.transcript.scroll_end(animate=False)  # back to the newest, anchored again
-        if host.commands.try_run(text):
+        # Only a leading slash makes a command (``CommandRegistry.parse``): a message is
+        # sent without building the command controller (the pickers, /rewind, ...).
+        if text.strip().startswith("/") and host.commands.try_run(text):
             return
         session = host.session
         shell = parse_shell(text)
