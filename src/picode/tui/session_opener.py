@@ -4,7 +4,7 @@ keep app.py small, and given the app only as the ``OpenerHost`` it needs."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from picode.tui.controllers.router import EventRouter, RouterHost
@@ -12,6 +12,7 @@ from picode.tui.controllers.warmup import freeze_long_lived_objects
 
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
+    from picode.session.mcp import ElicitationAnswer, ElicitationRequest
     from picode.tui.config import TuiConfig
     from picode.tui.controllers.approvals import ApprovalController
     from picode.tui.controllers.commands import CommandController
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from picode.tui.controllers.submit import Submitter
     from picode.tui.controllers.trust import TrustController
     from picode.tui.controllers.warmup import ProviderWarmup
+    from picode.tui.elicitation import Elicitations
 
 log = logging.getLogger(__name__)
 
@@ -96,9 +98,7 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
         # Without any, nothing to list: the controller checks again whenever it is used.
         host.commands.sync_extensions(session)
     host.approvals.attach(session)
-    from picode.tui.elicitation import Elicitations  # its widgets: not on the first frame
-
-    session.set_elicitor(Elicitations(host.app).ask)
+    session.set_elicitor(_elicitor(host.app))
     host.history.show_tail()
     host.todo_panel.show(session.todos)  # a resumed session's list; then TodosChanged
     host.refresh_footer()
@@ -107,3 +107,18 @@ async def open_session(host: OpenerHost, spec: str | None, pick: bool | None) ->
     host.submitter.session_opened()
     # "/rev" typed while the session opened may now complete to one of its templates.
     host.refresh_completion()
+
+
+def _elicitor(app: Any) -> Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]:
+    """The app's forms for a server's questions, loaded with the first question: their
+    widgets are needed neither for the first frame nor for the first answer."""
+    forms: list[Elicitations] = []
+
+    async def ask(request: ElicitationRequest) -> ElicitationAnswer:
+        if not forms:
+            from picode.tui.elicitation import Elicitations
+
+            forms.append(Elicitations(app))
+        return await forms[0].ask(request)
+
+    return ask

@@ -373,10 +373,12 @@ def test_the_collector_is_not_paused_longer_than_its_limit(
 
 
 def test_a_message_is_answered_without_building_the_command_controller(
-    tui: TuiHarness,
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Only text with a leading slash can be a command: the first answer does not wait for
-    the command controller and the pickers it brings."""
+    the command controller and the pickers it brings, nor for the forms of an MCP server's
+    questions."""
+    monkeypatch.delitem(sys.modules, "picode.tui.elicitation", raising=False)
     faux = tui.faux(text_turn("answer"), text_turn("again"))
     app = tui.app(faux)
 
@@ -387,6 +389,7 @@ def test_a_message_is_answered_without_building_the_command_controller(
             await pilot.press("enter")
             await wait_until(pilot, lambda: faux.requests, what="the request")
             assert "commands" not in app.__dict__
+            assert "picode.tui.elicitation" not in sys.modules
             await type_text(pilot, "/model")  # a command still works as before
             await pilot.press("enter")
             await wait_until(pilot, lambda: "commands" in app.__dict__, what="the controller")
