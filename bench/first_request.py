@@ -3,7 +3,7 @@ typed the moment the first frame shows (or given on the command line), against t
 wire-faithful test server.
 
     python bench/first_request.py [--runs 5] [--providers anthropic-messages,...]
-                                  [--argv] [--anchors DIR]
+                                  [--argv] [--compare SRC] [--anchors DIR]
 
 Each run starts picode afresh (new home, new server), waits for the prompt box of the first
 frame, types ``hello`` and Enter at once, and times until the request reaches the server
@@ -16,6 +16,11 @@ The floor, measured in the same run and alternating with the samples: a fresh
 ``python -c "import textual.app, <sdk>"``, the least a Python process showing a Textual
 screen and speaking through the official SDK must do. Target (issue 36): launch → last line
 ≤ 1.15× the floor.
+
+``--compare SRC``: also another build of picode, run the same way in turns with this one:
+``SRC`` is that build's ``src`` folder (``git archive main src | tar -x -C OTHER`` gives
+``OTHER/src``), put first on ``PYTHONPATH`` for its runs (the SDKs and Textual are this
+environment's).
 
 ``--anchors DIR``: also pi (``@mariozechner/pi-coding-agent``) and Claude Code
 (``@anthropic-ai/claude-code``), installed with ``npm install --prefix DIR``, the same way
@@ -31,7 +36,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -180,6 +186,23 @@ def report(name: str, floor: Floor, got: Figures, runs: int) -> None:
     )
 
 
+@contextmanager
+def on_python_path(src: Path | None) -> Iterator[None]:
+    """``src`` first on ``PYTHONPATH`` for the children started meanwhile (None: as is)."""
+    if src is None:
+        yield
+        return
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), before]))
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
 def anchor_commands(directory: Path) -> dict[str, list[str]]:
     """The command of each anchor installed in ``directory`` with npm."""
     bins = directory / "node_modules" / ".bin"
@@ -192,24 +215,35 @@ def main() -> None:
     parser.add_argument("--providers", default=",".join(d.name for d in DRIVERS))
     parser.add_argument("--argv", action="store_true", help="also `picode hello`")
     parser.add_argument("--anchors", type=Path, help="npm prefix holding pi and claude")
+    parser.add_argument(
+        "--compare", type=Path, help="another build's src folder, run in turns with this one"
+    )
     args = parser.parse_args()
     chosen = [d for d in DRIVERS if d.name in args.providers.split(",")]
+    builds: dict[str, Path | None] = {"": None}
+    if args.compare:
+        builds = {"this build": None, "compared": args.compare.resolve()}
     print(machine(), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for api in chosen:
             floor = Floor()
-            typed, given = Figures(), Figures()
+            typed = {build: Figures() for build in builds}
+            given = {build: Figures() for build in builds}
             for run in range(args.runs):
                 floor.measure(f"import textual.app; {SDK_IMPORT[api.name]}")
-                for argv, into in ((False, typed), (True, given)):
-                    if argv and not args.argv:
-                        continue
-                    root = Path(tmp) / f"{api.name}-{run}-{argv}"
-                    root.mkdir()
-                    add(into, one_run(api, root, argv=argv))
-            report(f"{api.name}, typed", floor, typed, args.runs)
-            if args.argv:
-                report(f"{api.name}, `picode hello`", floor, given, args.runs)
+                for build, src in builds.items():
+                    for argv, into in ((False, typed), (True, given)):
+                        if argv and not args.argv:
+                            continue
+                        root = Path(tmp) / f"{api.name}-{run}-{argv}-{len(build)}"
+                        root.mkdir()
+                        with on_python_path(src):
+                            add(into[build], one_run(api, root, argv=argv))
+            for build in builds:
+                label = f" ({build})" if build else ""
+                report(f"{api.name}, typed{label}", floor, typed[build], args.runs)
+                if args.argv:
+                    report(f"{api.name}, `picode hello`{label}", floor, given[build], args.runs)
         if args.anchors:
             run_anchors(args.anchors, args.runs, Path(tmp))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
