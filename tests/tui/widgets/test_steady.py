@@ -220,3 +220,41 @@ def test_the_thumb_cells_are_the_ones_drawn(
     first, end = thumb_cells(size, virtual, window, position)
     assert drawn == list(range(first, end))
     assert len(segments) == size
+
+
+def test_a_reply_that_grows_lays_the_screen_out_once_and_still_tells_watchers() -> None:
+    async def scenario() -> None:
+        app = GrowingApp()
+        async with app.run_test(size=(60, 16)) as pilot:
+            message = AssistantMessageView()
+            app.transcript.add(message)
+            markdown = message.text_start(0)
+            markdown.feed(PARAGRAPH * 6 + "\n\n")
+            markdown.flush()
+            await pilot.pause()
+            await painted(markdown)
+            await pilot.pause()
+            heights: list[int] = []
+            app.transcript.watch(
+                app.transcript, "virtual_size", lambda size: heights.append(size.height)
+            )
+            compositor = app.screen._compositor
+            layouts = 0
+            original = compositor.reflow
+
+            def counting(*args: Any) -> Any:
+                nonlocal layouts
+                layouts += 1
+                return original(*args)
+
+            compositor.reflow = counting  # type: ignore[method-assign]
+            await grow(markdown, "A new paragraph.")
+            await pilot.pause()
+            await pilot.pause()
+            # Textual lays out again when a virtual size changes; the layout that measured
+            # it needs no second one.
+            assert layouts == 1
+            assert heights and heights[-1] == app.transcript.virtual_size.height
+            assert drawn_by_cache(app) == drawn_afresh(app)
+
+    run(scenario())

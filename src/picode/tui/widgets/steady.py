@@ -31,7 +31,8 @@ from typing import ClassVar, Self
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.scrollbar import ScrollBar, ScrollBarRender
-from textual.widget import Widget
+from textual.visual import Visual
+from textual.widget import Widget, _RenderCache
 
 _NO_EDGE = ("", "none", "hidden")
 
@@ -48,12 +49,37 @@ class KeepsDrawnLines(Widget):
         cache = self._styles_cache
         drawn = dict(cache._cache)
         dirty = set(cache._dirty_lines)
-        changed = super()._size_updated(size, virtual_size, container_size, layout)
+        repaint = set(self._repaint_regions)
+        old_virtual = self.virtual_size
+        # Not ``layout``: Textual lays the screen out once more when a virtual size changes,
+        # but this is called from the layout that measured it (a scrollbar shown or hidden
+        # asks for its own). Its watchers are still told.
+        changed = super()._size_updated(size, virtual_size, container_size, layout=False)
+        if layout and old_virtual != virtual_size:
+            Reactive._check_watchers(self, "virtual_size", old_virtual)
         # What the old bottom edge covered is content now (or moves down): draw it again.
         first_moved = max(0, old.height - _bottom_edge(self))
         cache._cache.update((y, strip) for y, strip in drawn.items() if y < first_moved)
         cache._dirty_lines = dirty | set(range(first_moved, size.height))
+        # Nor is the rest painted on screen again (Textual asks for the whole widget): the
+        # lines above did not change, and a frame that only scrolls them keeps them.
+        repaint.add(Region(0, first_moved, size.width, size.height - first_moved))
+        self._repaint_regions = repaint
         return changed
+
+    def _render_content(self) -> None:
+        # A container draws only its background, the same on every line; Textual draws
+        # each line again whenever its size changes, and a message grows with its reply.
+        if not self.is_container or type(self).render is not Widget.render:
+            super()._render_content()
+            return
+        if str(self.styles.keyline[0]) != "none":  # typed without "none", which it has
+            super()._render_content()
+            return
+        width, height = self.size
+        line = Visual.to_strips(self, self._render(), width, min(height, 1), self.visual_style)
+        self._render_cache = _RenderCache(self.size, line[:1] * height)
+        self._dirty_regions.clear()
 
 
 def forget_drawn_lines(widget: Widget) -> None:
