@@ -4,8 +4,10 @@ however the reply was cut into fragments; MarkdownView draws, re-wraps and copie
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
+from textual.containers import VerticalScroll
 from textual.selection import Selection
 from textual.widgets import Static
 
@@ -285,5 +287,55 @@ def test_inline_code_stays_readable_with_terminal_colours() -> None:
             style = next(iter(view.render_line(0))).style
             assert style is not None
             assert style.color != style.bgcolor
+
+    run(scenario())
+
+
+def test_a_flush_draws_again_only_the_lines_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from picode.tui.widgets import markdown
+
+    drawn: list[int] = []
+    real = markdown.line_strip
+
+    def counting(line: Any, y: int, *args: Any, **kwargs: Any) -> Any:
+        drawn.append(y)
+        return real(line, y, *args, **kwargs)
+
+    monkeypatch.setattr(markdown, "line_strip", counting)
+    widget = StreamingMarkdown()
+    long_paragraph = "word " * 30  # three lines at 40 columns
+
+    async def scenario() -> None:
+        app = ScrollHost(widget)
+        async with app.run_test(size=(40, 20)) as pilot:
+            widget.feed(long_paragraph)
+            widget.flush()
+            await pilot.pause()
+            assert widget.size.height == 4
+            drawn.clear()
+            widget.feed("more")  # the last line grows; the three above stay as they were
+            widget.flush()
+            await pilot.pause()
+            assert drawn and min(drawn) == 3
+            # Same text, other styles: a line that becomes a heading is drawn again.
+            widget.feed("\n\nTitle\n")
+            widget.flush()
+            await pilot.pause()
+            title = widget.lines.index(next(ln for ln in widget.lines if ln.body.plain == "Title"))
+            plain = widget.render_line(title)
+            drawn.clear()
+            widget.feed("=====\n")
+            widget.flush()
+            await pilot.pause()
+            assert title in drawn
+            assert widget.render_line(title) != plain
+            widget.finish()
+            await pilot.pause()
+            whole = MarkdownView(widget.source)
+            await app.query_one(VerticalScroll).mount(whole)
+            await pilot.pause()
+            assert [widget.render_line(y).text for y in range(widget.size.height)] == [
+                whole.render_line(y).text for y in range(whole.size.height)
+            ]
 
     run(scenario())

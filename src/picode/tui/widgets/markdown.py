@@ -85,6 +85,9 @@ class MarkdownView(KeepsDrawnLines):
         self._lines: list[Line] = []
         self._rows_laid_out = 0
         self._live_lines: list[Line] | None = None
+        #: The live lines on screen until the next ``_changed`` (those that did not change
+        #: are not drawn again).
+        self._shown_live: list[Line] = []
         self._strips: LRUCache[int, Strip] = LRUCache(STRIP_CACHE_LINES)
         self._paint: Paint | None = None
         self.set_class(not markdown.strip(), "-empty")
@@ -119,6 +122,8 @@ class MarkdownView(KeepsDrawnLines):
 
     def _set_live(self, blocks: list[Block]) -> None:
         self._live_rows, _ = place_blocks(blocks, self._last_settled)
+        if self._live_lines is not None:
+            self._shown_live = self._live_lines
         self._live_lines = None
 
     def _reset(self) -> None:
@@ -128,6 +133,7 @@ class MarkdownView(KeepsDrawnLines):
         self._lines = []
         self._rows_laid_out = 0
         self._live_lines = None
+        self._shown_live = []
         self._strips.clear()
 
     def fold_away(self) -> None:
@@ -160,22 +166,29 @@ class MarkdownView(KeepsDrawnLines):
         if not self.is_mounted:
             return
         settled = len(self._lines)
-        before = settled + len(self._live_lines or [])
+        shown = self._live_lines if self._live_lines is not None else self._shown_live
+        self._shown_live = []
+        before = settled + len(shown)
         if self._width:
             self._layout(self._width)
-        # Settled lines never change: only those after them are drawn again.
-        drawn = list(self._strips.keys())  # LRUCache is not iterable itself
-        for y in drawn:
-            if y >= settled:
-                self._strips.discard(y)
         after = len(self._lines) + len(self._live_lines or [])
         if not self._width:
+            self._strips.clear()
             self.refresh(layout=True)
             return
-        # Only the rows from the first unsettled one down: Textual keeps its styled copy
-        # of the others, so a frame of a streaming reply does not restyle the whole reply.
-        changed = Region(0, settled, max(1, self.size.width), max(1, max(before, after) - settled))
-        self.refresh(changed, layout=after != before)
+        # Settled lines never change, and while a block streams most of its lines stay as
+        # they were: only those from the first that changed are drawn again. Textual keeps
+        # its styled copy of the others, so a frame does not restyle the whole reply.
+        first = settled + _same_lines(shown, [*self._lines[settled:], *(self._live_lines or [])])
+        drawn = list(self._strips.keys())  # LRUCache is not iterable itself
+        for y in drawn:
+            if y >= first:
+                self._strips.discard(y)
+        if max(before, after) > first:
+            changed = Region(0, first, max(1, self.size.width), max(before, after) - first)
+            self.refresh(changed, layout=after != before)
+        elif after != before:
+            self.refresh(layout=True)
 
     # --- layout and drawing ---------------------------------------------------------------
 
@@ -389,6 +402,23 @@ def _parse_style(style: str | Style) -> Style:
 
 def _parse_ansi_style(style: str | Style) -> Style:
     return _parse_style(CODE_INLINE_ANSI if style == CODE_INLINE else style)
+
+
+def _same_lines(old: list[Line], new: list[Line]) -> int:
+    """How many lines at the start of ``new`` are drawn as in ``old`` (text and styles:
+    Content's own equality compares the text only)."""
+    count = 0
+    for a, b in zip(old, new, strict=False):
+        if not (
+            a.body.plain == b.body.plain
+            and a.body.spans == b.body.spans
+            and a.prefix.plain == b.prefix.plain
+            and a.prefix.spans == b.prefix.spans
+            and (a.joiner, a.code, a.indent) == (b.joiner, b.code, b.indent)
+        ):
+            break
+        count += 1
+    return count
 
 
 def _line_offset(text: str, line: int) -> int:
