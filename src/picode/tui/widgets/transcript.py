@@ -129,6 +129,15 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
 
     def on_mount(self) -> None:
         self.anchor()
+        # After the first frame: nothing on its path waits for this.
+        self.call_after_refresh(self._scroll_terminal)
+
+    def _scroll_terminal(self) -> None:
+        """Following the bottom moves the rows on screen with the terminal's own scrolling
+        instead of repainting them (tui/terminal_scroll.py)."""
+        from picode.tui.terminal_scroll import scroll_with_terminal
+
+        scroll_with_terminal(self)
 
     # --- adding ------------------------------------------------------------------------
 

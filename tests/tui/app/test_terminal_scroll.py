@@ -1,0 +1,154 @@
+"""Frames that move the transcript by scrolling the terminal (tui/terminal_scroll.py): a
+terminal fed every frame the app writes shows, after each one, what a full repaint of that
+moment shows, cell by cell with its colours."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pyte
+from rich.console import Console
+from textual._compositor import CompositorUpdate, LayoutUpdate
+
+from picode.ai.providers.faux import FauxText, FauxTurn
+from picode.tui.app import PicodeApp
+from picode.tui.terminal_scroll import ScrollingCompositor
+from tests.tui.conftest import SIZE, TuiHarness, open_session, press_now, run, send, wait_until
+
+REPLY = "".join(
+    f"## Step {n}\n\nA paragraph with **bold**, *emphasis* and `code` that is long enough to "
+    f"wrap on a hundred columns, about step {n} and what it changes in the files.\n\n"
+    f"- item one of {n}\n- item two\n\n```python\ndef step_{n}() -> int:\n    return {n}\n```\n\n"
+    for n in range(1, 13)
+)
+
+
+class FrameChecker:
+    """Feeds each frame the app writes to a terminal emulator and compares its screen with a
+    full repaint of the same moment."""
+
+    def __init__(self, app: PicodeApp) -> None:
+        self.app = app
+        self.console = Console(
+            color_system="truecolor", force_terminal=True, width=SIZE[0], height=SIZE[1]
+        )
+        self.screen = pyte.Screen(*SIZE)
+        self.stream = pyte.Stream(self.screen)
+        self.frames = 0
+        #: Frames after which nothing was waiting to be painted: the screen must be whole.
+        self.compared = 0
+        self.mismatches: list[str] = []
+
+        # What is on the terminal when the checking starts: all of it.
+        self.stream.feed(self._repaint(app.screen))
+
+    def _repaint(self, screen: Any) -> str:
+        strips = screen._compositor.render_strips()
+        update = LayoutUpdate([[strip] for strip in strips], screen.size.region)
+        return update.render_segments(self.console)
+
+    def display(self, screen: Any, renderable: Any) -> None:
+        if not isinstance(renderable, CompositorUpdate) or screen is not self.app.screen:
+            return
+        self.frames += 1
+        self.stream.feed(renderable.render_segments(self.console))
+        if screen._layout_required:
+            return  # laid out anew since this frame was made: the next frame shows it
+        pending = _pending(screen)
+        self.compared += 1
+        full = pyte.Screen(*SIZE)
+        pyte.Stream(full).feed(self._repaint(screen))
+        for y in range(SIZE[1]):
+            cells = zip(_row(self.screen, y), _row(full, y), strict=True)
+            wrong = [x for x, (a, b) in enumerate(cells) if a != b and not pending(x, y)]
+            if wrong:
+                self.mismatches.append(
+                    f"frame {self.frames}, row {y}, columns {wrong}: "
+                    f"{_text(self.screen, y)!r} / {_text(full, y)!r}"
+                )
+                return
+
+
+def _pending(screen: Any) -> Callable[[int, int], bool]:
+    """Whether a cell changed after this frame was made: a later frame paints it (Textual's
+    own frames lag the same way)."""
+    compositor = screen._compositor
+    regions = list(compositor._dirty_regions)
+    for widget, (region, clip) in compositor.visible_widgets.items():
+        for dirty in widget._repaint_regions:
+            regions.append(dirty.translate(region.offset).intersection(clip))
+    return lambda x, y: any(region.contains(x, y) for region in regions)
+
+
+def _row(screen: pyte.Screen, y: int) -> list[tuple[object, ...]]:
+    line = screen.buffer[y]
+    return [
+        (cell.data, cell.fg, cell.bg, cell.bold, cell.italics, cell.reverse)
+        for cell in (line[x] for x in range(screen.columns))
+    ]
+
+
+def _text(screen: pyte.Screen, y: int) -> str:
+    return screen.display[y].rstrip()
+
+
+def _idle(app: PicodeApp) -> bool:
+    return app.session is not None and not app.session.is_running
+
+
+def _checked(app: PicodeApp) -> FrameChecker:
+    checker = FrameChecker(app)
+    app._display = checker.display  # type: ignore[method-assign]  # headless: nothing written
+    return checker
+
+
+def test_a_streaming_reply_scrolls_the_terminal_and_every_frame_matches_a_full_repaint(
+    tui: TuiHarness,
+) -> None:
+    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.01))  # a model's pace
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_session(pilot)
+            checker = _checked(app)
+            compositor = app.screen._compositor
+            assert isinstance(compositor, ScrollingCompositor)
+            await send(pilot, "go")
+            await wait_until(pilot, lambda: _idle(app) and app.session.messages, timeout=30)
+            await pilot.pause()
+            assert compositor.scrolled_frames > 10
+            assert checker.frames > compositor.scrolled_frames
+            assert checker.compared > 10
+            assert checker.mismatches == []
+            assert "return 12" in "\n".join(checker.screen.display)
+
+    run(scenario())
+
+
+def test_scrolling_up_while_a_reply_streams_repaints_as_before(tui: TuiHarness) -> None:
+    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.004))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_session(pilot)
+            checker = _checked(app)
+            compositor = app.screen._compositor
+            assert isinstance(compositor, ScrollingCompositor)
+            await send(pilot, "go")
+            await wait_until(pilot, lambda: compositor.scrolled_frames > 3, what="scrolling")
+            press_now(app, "pageup", "pageup")
+            await wait_until(pilot, lambda: not app.transcript.following, what="scrolled up")
+            await pilot.pause(0.1)
+            scrolled = compositor.scrolled_frames
+            await pilot.pause(0.2)
+            # Held where the person scrolled to: nothing on screen moves, nothing scrolls.
+            assert compositor.scrolled_frames == scrolled
+            press_now(app, "ctrl+end")
+            await wait_until(pilot, lambda: _idle(app), what="the end of the reply", timeout=30)
+            await pilot.pause()
+            assert checker.mismatches == []
+
+    run(scenario())
