@@ -113,9 +113,10 @@ def test_a_streaming_reply_scrolls_the_terminal_and_every_frame_matches_a_full_r
         async with app.run_test(size=SIZE) as pilot:
             await open_session(pilot)
             checker = _checked(app)
+            await send(pilot, "go")
+            # Set up with the first entry after the first frame (the prompt sent).
             compositor = app.screen._compositor
             assert isinstance(compositor, ScrollingCompositor)
-            await send(pilot, "go")
             await wait_until(pilot, lambda: _idle(app) and app.session.messages, timeout=30)
             await pilot.pause()
             assert compositor.scrolled_frames > 10
@@ -135,9 +136,9 @@ def test_scrolling_up_while_a_reply_streams_repaints_as_before(tui: TuiHarness) 
         async with app.run_test(size=SIZE) as pilot:
             await open_session(pilot)
             checker = _checked(app)
+            await send(pilot, "go")
             compositor = app.screen._compositor
             assert isinstance(compositor, ScrollingCompositor)
-            await send(pilot, "go")
             await wait_until(pilot, lambda: compositor.scrolled_frames > 3, what="scrolling")
             press_now(app, "pageup", "pageup")
             await wait_until(pilot, lambda: not app.transcript.following, what="scrolled up")

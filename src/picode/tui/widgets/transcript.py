@@ -118,6 +118,8 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         self._clock = time.monotonic
         self._earlier = EarlierRow("", id="hidden-count")
         self._earlier.display = False
+        self._may_scroll_terminal = False
+        self._scrolls_terminal = False
 
     @property
     def hidden(self) -> int:
@@ -129,19 +131,25 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
 
     def on_mount(self) -> None:
         self.anchor()
-        # After the first frame: nothing on its path waits for this.
-        self.call_after_refresh(self._scroll_terminal)
+        self.call_after_refresh(self._first_frame_shown)
+
+    def _first_frame_shown(self) -> None:
+        self._may_scroll_terminal = True
 
     def _scroll_terminal(self) -> None:
         """Following the bottom moves the rows on screen with the terminal's own scrolling
-        instead of repainting them (tui/terminal_scroll.py)."""
-        from picode.tui.terminal_scroll import scroll_with_terminal
+        instead of repainting them (tui/terminal_scroll.py). Set up with the first entry
+        after the first frame: nothing on that frame's path waits for it."""
+        if self._may_scroll_terminal and not self._scrolls_terminal:
+            from picode.tui.terminal_scroll import scroll_with_terminal
 
-        scroll_with_terminal(self)
+            scroll_with_terminal(self)
+            self._scrolls_terminal = True
 
     # --- adding ------------------------------------------------------------------------
 
     def add(self, widget: Widget, index: int | None = None) -> Widget:
+        self._scroll_terminal()
         self.entries.append(widget)
         if index is not None:
             self._indices[widget] = index
@@ -152,6 +160,7 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
 
     def add_all(self, widgets: Iterable[Widget | IndexedEntry], hidden_before: int = 0) -> None:
         """Entries from history, oldest first; ``hidden_before`` messages come before them."""
+        self._scroll_terminal()
         batch = [_pair(item) for item in widgets]
         self.older += hidden_before
         if len(batch) > self.max_entries:
