@@ -5,6 +5,7 @@ with it (issue 33).
     python bench/long_session.py --replies 300
     python bench/long_session.py --anchors DIR    # pi and Claude Code installed with npm in DIR
     python bench/long_session.py --compare OTHER/.venv/bin/picode   # another build, in turns
+    python bench/long_session.py --replies 6 --streams 5 --anchors DIR   # streaming CPU
 
 The app runs in a pseudo-terminal (120×36) against a local Anthropic-compatible server
 (the wire server of the tests). Each prompt gets a different reply of about 8.5 kB of
@@ -15,9 +16,10 @@ at once, ending in a word of its own; per reply the bench records
 - **RSS**: the app's resident memory (``VmRSS`` from /proc, every process it started
   included) once the reply is shown and the app has settled.
 
-Before the first and after the last of those replies one more reply of the same size
-streams at about 100 deltas a second (``--stream-seconds``): the app's **CPU share** over
-that time (user + system, from /proc, every thread and child). At the end the app is left
+Before the first and after the last of those replies ``--streams`` more replies of the
+same size (one unless told; the apps in turns) stream at about 100 deltas a second: the
+app's **CPU share** over that time (user + system, from /proc, every thread and child),
+the median of those before and of those after. At the end the app is left
 alone past the editor's blink time, then its **idle CPU** is read over ``--idle`` seconds
 (the method of bench/idle_cpu.py).
 
@@ -308,8 +310,9 @@ def summary(app: App) -> dict[str, float]:
         "lag_first": first,
         "lag_last": last,
         "lag_ratio": last / first,
-        "stream_cpu_first": app.stream_cpu[0],
-        "stream_cpu_last": app.stream_cpu[-1],
+        # Medians of the ``--streams`` streamed replies before and after the others.
+        "stream_cpu_first": statistics.median(app.stream_cpu[: len(app.stream_cpu) // 2]),
+        "stream_cpu_last": statistics.median(app.stream_cpu[len(app.stream_cpu) // 2 :]),
         "idle_cpu": app.idle_cpu,
     }
 
@@ -386,6 +389,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replies", type=int, default=60)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle measured")
+    parser.add_argument(
+        "--streams", type=int, default=1, help="streamed replies before and after (median)"
+    )
     parser.add_argument("--anchors", type=Path, help="npm folder with pi and Claude Code")
     parser.add_argument(
         "--compare", help="another picode command (an older build) run the same way, in turns"
@@ -413,14 +419,17 @@ def main() -> None:
                 app.request_lags.clear()
                 app.reply_cpu.clear()
                 app.rss.clear()
-                streamed_reply(app, wire, replies)
+            for _ in range(args.streams):
+                for app in apps:
+                    streamed_reply(app, wire, replies)
             for index in range(args.replies):
                 for app in apps:
                     one_reply(app, wire, replies)
                 if (index + 1) % 20 == 0:
                     print(f"  {index + 1} replies", file=sys.stderr, flush=True)
-            for app in apps:
-                streamed_reply(app, wire, replies)
+            for _ in range(args.streams):
+                for app in apps:
+                    streamed_reply(app, wire, replies)
             for app in apps:
                 idle(app, args.idle)
         finally:
