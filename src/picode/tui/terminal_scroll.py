@@ -76,6 +76,8 @@ class ScrollingCompositor(Compositor):
         #: The full map does not describe what was painted last (a visible-only reflow
         #: came after it).
         self._map_stale = True
+        #: The map of the last reflow, while it is the one painted.
+        self._painted_map: CompositorMap | None = None
         #: Frames that scrolled the terminal (for tests and benches).
         self.scrolled_frames = 0
 
@@ -85,8 +87,12 @@ class ScrollingCompositor(Compositor):
         # Only for the screen on top: another screen's frames are not written, and it is
         # painted whole when it comes back.
         current = getattr(parent, "is_current", False)
-        usable = current and not self._map_stale and size == self.size
+        # Textual rebuilds its map in between when asked for it (``full_map``): the map
+        # then no longer tells where things were painted.
+        painted = self._full_map is self._painted_map
+        usable = current and painted and not self._map_stale and size == self.size
         result = super().reflow(parent, size)
+        self._painted_map = self._full_map
         self._map_stale = not current
         if not current:
             self._scrolls.clear()

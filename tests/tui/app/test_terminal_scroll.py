@@ -10,6 +10,7 @@ from typing import Any
 import pyte
 from rich.console import Console
 from textual._compositor import CompositorUpdate, LayoutUpdate
+from textual.widgets import Static
 
 from picode.ai.providers.faux import FauxText, FauxTurn
 from picode.tui.app import PicodeApp
@@ -151,5 +152,69 @@ def test_scrolling_up_while_a_reply_streams_repaints_as_before(tui: TuiHarness) 
             await wait_until(pilot, lambda: _idle(app), what="the end of the reply", timeout=30)
             await pilot.pause()
             assert checker.mismatches == []
+
+    run(scenario())
+
+
+def test_the_command_list_opening_while_a_reply_streams_keeps_the_screen_whole(
+    tui: TuiHarness,
+) -> None:
+    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.01))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_session(pilot)
+            checker = _checked(app)
+            await send(pilot, "go")
+            compositor = app.screen._compositor
+            assert isinstance(compositor, ScrollingCompositor)
+            await wait_until(pilot, lambda: compositor.scrolled_frames > 3, what="scrolling")
+            # The list takes rows from the transcript: a smaller band scrolls on.
+            popup = app.completion_popup
+            assert popup is not None
+            press_now(app, "/")
+            await wait_until(pilot, lambda: popup.is_open, what="the list")
+            await pilot.pause(0.3)
+            press_now(app, "backspace")
+            await wait_until(pilot, lambda: not popup.is_open, what="the list to close")
+            await wait_until(pilot, lambda: _idle(app), what="the end of the reply", timeout=30)
+            await pilot.pause()
+            assert checker.mismatches == []
+
+    run(scenario())
+
+
+def test_something_drawn_over_the_transcript_stops_the_scrolling_while_it_is_there(
+    tui: TuiHarness,
+) -> None:
+    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.01))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_session(pilot)
+            checker = _checked(app)
+            await send(pilot, "go")
+            compositor = app.screen._compositor
+            assert isinstance(compositor, ScrollingCompositor)
+            await wait_until(pilot, lambda: compositor.scrolled_frames > 3, what="scrolling")
+            over = Static("drawn over the transcript")
+            over.styles.overlay = "screen"
+            over.styles.position = "absolute"
+            over.styles.offset = (20, 6)
+            over.styles.width = 40
+            over.styles.height = 3
+            await app.screen.mount(over)
+            await pilot.pause(0.1)
+            scrolled = compositor.scrolled_frames
+            await pilot.pause(0.3)
+            assert compositor.scrolled_frames == scrolled  # repainted as Textual does
+            await over.remove()
+            await wait_until(pilot, lambda: _idle(app), what="the end of the reply", timeout=30)
+            await pilot.pause()
+            assert compositor.scrolled_frames > scrolled
+            assert checker.mismatches == []
+            assert "drawn over" not in "\n".join(checker.screen.display)
 
     run(scenario())
