@@ -54,8 +54,11 @@ class FrameChecker:
             return
         self.frames += 1
         self.stream.feed(renderable.render_segments(self.console))
-        if screen._layout_required:
-            return  # laid out anew since this frame was made: the next frame shows it
+        placed = screen._compositor.visible_widgets
+        if screen._layout_required or not all(widget.is_attached for widget in placed):
+            # Laid out anew, or a widget removed, since this frame was made: Textual still
+            # shows the old layout until the next frame, which shows the change.
+            return
         pending = _pending(screen)
         self.compared += 1
         full = pyte.Screen(*SIZE)
