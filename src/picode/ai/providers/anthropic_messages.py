@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from anthropic import AsyncAnthropic, Timeout
+from anthropic import AsyncAnthropic, AsyncStream, Timeout
+from anthropic.types import Message, RawMessageStreamEvent
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, builtin_provider_spec
@@ -25,6 +26,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
+from picode.ai.providers._json_body import encode_body
 from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
@@ -49,11 +51,29 @@ async def produce(
 ) -> None:
     client = await _client(model, options)
     params = build_params(model, context, options)
-    stream = await client.messages.create(**params, stream=True)
+    if builtin_provider_spec(model.provider).get("client"):
+        # Bedrock and Vertex rewrite the body on its way (the model goes into the URL).
+        stream = await client.messages.create(**params, stream=True)
+    else:
+        stream = await _post(client, params)
     state = _StreamState(out)
     async with stream:
         async for event in stream:
             state.handle(event)
+
+
+async def _post(client: AsyncAnthropic, params: dict[str, Any]) -> AsyncStream[Any]:
+    """``messages.create`` with the body encoded by picode (``_json_body``): the params are
+    wire-format already, and the SDK's copy of the whole history is skipped."""
+    body = {**params, "stream": True}
+    body.update(body.pop("extra_body", None) or {})
+    return await client.post(
+        "/v1/messages",
+        content=encode_body(body),
+        cast_to=Message,
+        stream=True,
+        stream_cls=AsyncStream[RawMessageStreamEvent],
+    )
 
 
 async def prepare(model: Model, options: StreamOptions) -> None:

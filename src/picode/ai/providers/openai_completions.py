@@ -39,6 +39,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
+from picode.ai.providers._json_body import encode_body
 from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
@@ -77,11 +78,13 @@ async def produce(
     model: Model, context: Context, options: StreamOptions, out: MessageBuilder
 ) -> None:
     client = await _client(model, options)
-    body = {**build_params(model, context, options), "stream": True}
-    # ``cast_to=object``: each chunk is handed over as the decoded JSON (see the docstring).
+    # Encoded by picode (``_json_body``): the params are wire-format already, and the
+    # SDK's typed transform of the whole history is skipped. ``cast_to=object``: each chunk
+    # is handed over as the decoded JSON (see the docstring).
+    body = encode_body({**build_params(model, context, options), "stream": True})
     stream = await client.post(
         "/chat/completions",
-        body=body,
+        content=body,
         # As ``chat.completions.create`` asks: the API key goes as a bearer token.
         options={"security": {"bearer_auth": True}},
         cast_to=object,
