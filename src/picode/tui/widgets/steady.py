@@ -11,14 +11,14 @@ meanwhile waited for that (docs/benchmarks.md, "Latency through a real terminal"
   styled again. A scroll container keeps its lines when only its virtual size changes.
   For widgets whose line ``y`` does not depend on their height (no vertical centring): the
   transcript, a message and a Markdown view.
-- ``forget_drawn_lines``: a widget folded out of view drops the styled lines Textual keeps
-  for it (drawn again if it is shown again).
+- ``forget_drawn_lines``: a widget folded out of view drops the lines Textual keeps for it,
+  styled and rendered (``redraw`` has them drawn again if it is shown again).
 - ``SteadyScrollBar``: draws its thumb in whole cells and repaints only when that drawing
   changes, not on every change of the scroll numbers behind it.
 
-Both touch Textual internals (``Widget._styles_cache``, ``Widget._vertical_scrollbar``),
-kept to this module; tests/tui/widgets/test_steady.py checks that what they keep is what a full
-repaint draws.
+They touch Textual internals (``Widget._styles_cache``, ``Widget._render_cache``,
+``Widget._vertical_scrollbar``), kept to this module; tests/tui/widgets/test_steady.py
+checks that what they keep is what a full repaint draws.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from math import ceil
 from typing import ClassVar, Self
 
-from textual.geometry import Region, Size
+from textual.geometry import NULL_SIZE, Region, Size
 from textual.reactive import Reactive
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.visual import Visual
@@ -83,11 +83,21 @@ class KeepsDrawnLines(Widget):
 
 
 def forget_drawn_lines(widget: Widget) -> None:
-    """Drop the styled lines Textual keeps for ``widget`` and everything in it (a widget
-    folded out of view): they are drawn again if it is shown again."""
+    """Drop the lines Textual keeps for ``widget`` and everything in it (a widget folded
+    out of view): the styled lines, and those rendered from each one's content (a
+    container keeps a blank line per row of its height). ``redraw`` before showing it."""
     for node in widget.walk_children(with_self=True):
         if isinstance(node, Widget):
             node._styles_cache.clear()
+            node._render_cache = _RenderCache(NULL_SIZE, [])
+
+
+def redraw(widget: Widget) -> None:
+    """Have ``widget`` and everything in it render their lines again at the next paint:
+    Textual renders from content only what it was told is out of date."""
+    for node in widget.walk_children(with_self=True):
+        if isinstance(node, Widget):
+            node.refresh()
 
 
 def _bottom_edge(widget: Widget) -> int:

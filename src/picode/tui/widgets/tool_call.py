@@ -16,7 +16,9 @@ from picode.tui.widgets.tool_render import ToolState
 
 
 class ToolCallView(Widget):
-    """State lives in attributes so updates that arrive before mounting are not lost."""
+    """State lives in attributes so updates that arrive before mounting are not lost, and a
+    view folded out of view (``fold_away``) keeps only them: the call and its result, from
+    which ``bring_back`` draws it again."""
 
     DEFAULT_CSS = """
     ToolCallView {
@@ -54,6 +56,8 @@ class ToolCallView(Widget):
         self.result: ToolResult | None = None
         self._header: Static | None = None
         self._body: Static | None = None
+        #: Folded away: the drawn body is dropped, and updates wait for ``bring_back``.
+        self.folded = False
         self.set_reactive(ToolCallView.expanded, expanded)
 
     def compose(self) -> ComposeResult:
@@ -91,11 +95,34 @@ class ToolCallView(Widget):
 
     def set_result(self, result: ToolResult, is_error: bool) -> None:
         self.result = result
+        if self.tool_name != "task":
+            # The output so far, often as long as the result: only a subagent's is read again.
+            self.partial = None
         self.state = "error" if is_error else "success"
         self._refresh_header()
         self._refresh_body()
 
     def watch_expanded(self) -> None:
+        self._refresh_body()
+
+    # --- folding (``Transcript``) -----------------------------------------------------------
+
+    def fold_away(self) -> None:
+        """Out of view for good: drop the drawn body (its ``Content``: up to
+        ``tool_render.EXPANDED_LINES`` lines of styled output or diff; the transcript drops
+        the lines Textual drew from it) and keep the call and its result, which draw it
+        again."""
+        if self.folded or self._body is None:
+            return
+        self.folded = True
+        self._body.update("", layout=False)
+
+    def bring_back(self) -> None:
+        """Shown again: draw the header and body from the state, as they were."""
+        if not self.folded:
+            return
+        self.folded = False
+        self._refresh_header()
         self._refresh_body()
 
     # --- rendering ------------------------------------------------------------------------
@@ -148,11 +175,11 @@ class ToolCallView(Widget):
         return subagent_body(state, self.result, self.state == "error", self.expanded)
 
     def _refresh_header(self) -> None:
-        if self._header is not None:
+        if self._header is not None and not self.folded:
             self._header.update(self._header_content())
 
     def _refresh_body(self) -> None:
-        if self._body is None:
+        if self._body is None or self.folded:
             return
         body = self._body_content()
         self._body.set_class(body is None, "-empty")

@@ -29,7 +29,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from picode.tui.widgets.steady import KeepsDrawnLines, SteadyScrollBars, forget_drawn_lines
+from picode.tui.widgets.steady import (
+    KeepsDrawnLines,
+    SteadyScrollBars,
+    forget_drawn_lines,
+    redraw,
+)
 
 if TYPE_CHECKING:
     from picode.tui.widgets.messages import AssistantMessageView
@@ -381,7 +386,7 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         start = max(0, self.folded - UNFOLD_PAGE)
         first = self.entries[self.folded] if self.folded < len(self.entries) else None
         for widget in list(self.entries)[start : self.folded]:
-            widget.display = True
+            _bring_back(widget)
         self.folded = start
         self.loading_page = True
         self._show_older()
@@ -401,7 +406,7 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
         if not self.folded:
             return
         for widget in list(self.entries)[: self.folded]:
-            widget.display = True
+            _bring_back(widget)
         self.folded = 0
         self._show_older()
 
@@ -452,14 +457,26 @@ class Transcript(VerticalScroll, KeepsDrawnLines, SteadyScrollBars, can_focus=Fa
 
 
 def _fold_away(entry: Widget) -> None:
-    """A folded entry keeps what draws it again (its source text), not the drawing: in a
-    long conversation that drawing was most of the memory each reply left behind."""
-    forget_drawn_lines(entry)
+    """A folded entry keeps what draws it again (a reply's source text, a tool call and its
+    result), not the drawing: in a long conversation that drawing was most of the memory
+    each reply left behind."""
     # By name: importing the Markdown view here would put it on the first frame's path.
     for node in entry.walk_children(with_self=True):
         fold_away = getattr(node, "fold_away", None)
         if callable(fold_away):
             fold_away()
+    forget_drawn_lines(entry)
+
+
+def _bring_back(entry: Widget) -> None:
+    """Show a folded entry again, drawn as before: a tool call's body from its result, the
+    lines Textual dropped from each widget's content (a reply draws its own on demand)."""
+    for node in entry.walk_children(with_self=True):
+        bring_back = getattr(node, "bring_back", None)
+        if callable(bring_back):
+            bring_back()
+    redraw(entry)
+    entry.display = True
 
 
 def _pair(item: Widget | IndexedEntry) -> IndexedEntry:
