@@ -4,9 +4,11 @@ the same again when they come back."""
 from __future__ import annotations
 
 from textual.geometry import Region
+from textual.widget import Widget
 from textual.widgets import Static
 
 from picode.ai.providers.faux import FauxToolCall, FauxTurn, text_turn
+from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.tool_call import ToolCallView
 from tests.tui.conftest import SIZE, TuiHarness, opened, run, send, wait_until
 
@@ -18,9 +20,13 @@ def _drawn(view: ToolCallView) -> list[list[str]]:
     """What the header and body draw, line by line."""
     lines: list[list[str]] = []
     for part in view.query(Static):
-        width, height = part.size
-        lines.append([strip.text for strip in part.render_lines(Region(0, 0, width, height))])
+        lines.append(_lines(part))
     return lines
+
+
+def _lines(widget: Widget) -> list[str]:
+    width, height = widget.size
+    return [strip.text for strip in widget.render_lines(Region(0, 0, width, height))]
 
 
 def _holds_drawing(view: ToolCallView) -> bool:
@@ -68,11 +74,16 @@ def test_a_tool_call_out_of_view_is_folded_and_comes_back_the_same(tui: TuiHarne
                     ),
                     what=f"reply {n}",
                 )
+                if n == 0:  # a plain Static entry, drawn while it is on screen
+                    prompt = next(v for v in app.query(UserMessageView) if v.text == "prompt 0")
+                    prompt_lines = _lines(prompt)
+                    assert prompt_lines
             await wait_until(
                 pilot, lambda: transcript.entries.index(entry) < transcript.folded, what="a fold"
             )
             assert view.folded and not entry.display
             assert not _holds_drawing(view)
+            assert not prompt.display and not prompt._render_cache.lines
             assert view.result is not None and view.partial is None  # the source, once
 
             # Expanding and folding tool output while it is folded draws nothing there.
@@ -87,5 +98,7 @@ def test_a_tool_call_out_of_view_is_folded_and_comes_back_the_same(tui: TuiHarne
             await pilot.pause()
             assert view.size.height == height
             assert _drawn(view) == drawn
+            # Any widget's rendered lines were dropped too: they come back the same.
+            assert _lines(prompt) == prompt_lines
 
     run(scenario())
