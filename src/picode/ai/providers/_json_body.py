@@ -69,7 +69,11 @@ class BodyEncoder:
             long.append(found)
             return _MARK
 
-        chunks = c_make_encoder({}, _default, escape, None, ":", ",", False, False, False)(body, 0)
+        try:
+            make = c_make_encoder({}, _default, escape, None, ":", ",", False, False, False)
+        except TypeError:  # another interpreter's private signature: encode without reuse
+            return json.dumps(body, **_OPTIONS, default=_default).encode()  # type: ignore[arg-type]
+        chunks = make(body, 0)
         # Only what this body used is kept: a dropped reply is not held past one request.
         self._escaped = used
         rest = "".join(chunks).split(_MARK)
