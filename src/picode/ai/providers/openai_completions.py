@@ -24,7 +24,7 @@ import secrets
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from openai import AsyncOpenAI, AsyncStream, Timeout
+from openai import AsyncOpenAI, Timeout
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, builtin_provider_spec
@@ -39,7 +39,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
-from picode.ai.providers._json_body import encode_body
+from picode.ai.providers._openai_post import post_stream
 from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
@@ -78,19 +78,7 @@ async def produce(
     model: Model, context: Context, options: StreamOptions, out: MessageBuilder
 ) -> None:
     client = await _client(model, options)
-    # Encoded by picode (``_json_body``): the params are wire-format already, and the
-    # SDK's typed transform of the whole history is skipped. ``cast_to=object``: each chunk
-    # is handed over as the decoded JSON (see the docstring).
-    body = encode_body({**build_params(model, context, options), "stream": True})
-    stream = await client.post(
-        "/chat/completions",
-        content=body,
-        # As ``chat.completions.create`` asks: the API key goes as a bearer token.
-        options={"security": {"bearer_auth": True}},
-        cast_to=object,
-        stream=True,
-        stream_cls=AsyncStream[object],
-    )
+    stream = await post_stream(client, "/chat/completions", build_params(model, context, options))
     state = _ChunkState(out)
     async with stream:
         async for chunk in stream:

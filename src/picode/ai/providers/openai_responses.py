@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openai import APIError, AsyncOpenAI, AsyncStream, Timeout
+from openai import APIError, AsyncOpenAI, Timeout
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model
@@ -27,7 +27,7 @@ from picode.ai.options import StreamOptions
 from picode.ai.partial_json import parse_streaming_json
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
-from picode.ai.providers._json_body import encode_body
+from picode.ai.providers._openai_post import post_stream
 from picode.ai.providers._openai_responses_history import convert_input
 from picode.ai.thinking import thinking_request
 from picode.ai.types import Context, TextContent, ThinkingContent
@@ -41,18 +41,8 @@ async def produce(
     model: Model, context: Context, options: StreamOptions, out: MessageBuilder
 ) -> None:
     client = await _client(model, options)
-    # Encoded by picode (``_json_body``), as the history's long strings were last time.
-    body = encode_body({**build_params(model, context, options), "stream": True})
-    # ``cast_to=object``: each event is handed over as the decoded JSON (see the docstring).
-    stream = await client.post(
-        "/responses",
-        content=body,
-        # As ``responses.create`` asks: the API key goes as a bearer token.
-        options={"security": {"bearer_auth": True}},
-        cast_to=object,
-        stream=True,
-        stream_cls=AsyncStream[object],
-    )
+    # Encoded by picode, each event read as the decoded JSON (``_openai_post``).
+    stream = await post_stream(client, "/responses", build_params(model, context, options))
     state = _StreamState(out)
     async with stream:
         try:
