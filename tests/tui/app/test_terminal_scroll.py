@@ -107,6 +107,23 @@ def _checked(app: PicodeApp) -> FrameChecker:
     return checker
 
 
+async def _streaming(app: PicodeApp, pilot: Any) -> tuple[FrameChecker, ScrollingCompositor]:
+    """The session open, every frame checked from now on, a reply streaming and already
+    scrolling the terminal."""
+    await open_session(pilot)
+    checker = _checked(app)
+    await send(pilot, "go")
+    compositor = app.screen._compositor
+    assert isinstance(compositor, ScrollingCompositor)
+    await wait_until(pilot, lambda: compositor.scrolled_frames > 3, what="scrolling")
+    return checker, compositor
+
+
+async def _to_the_end(app: PicodeApp, pilot: Any) -> None:
+    await wait_until(pilot, lambda: _idle(app), what="the end of the reply", timeout=30)
+    await pilot.pause()
+
+
 def test_a_streaming_reply_scrolls_the_terminal_and_every_frame_matches_a_full_repaint(
     tui: TuiHarness,
 ) -> None:
@@ -138,12 +155,7 @@ def test_scrolling_up_while_a_reply_streams_repaints_as_before(tui: TuiHarness) 
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await open_session(pilot)
-            checker = _checked(app)
-            await send(pilot, "go")
-            compositor = app.screen._compositor
-            assert isinstance(compositor, ScrollingCompositor)
-            await wait_until(pilot, lambda: compositor.scrolled_frames > 3, what="scrolling")
+            checker, compositor = await _streaming(app, pilot)
             press_now(app, "pageup", "pageup")
             await wait_until(pilot, lambda: not app.transcript.following, what="scrolled up")
             await pilot.pause(0.1)
@@ -152,8 +164,7 @@ def test_scrolling_up_while_a_reply_streams_repaints_as_before(tui: TuiHarness) 
             # Held where the person scrolled to: nothing on screen moves, nothing scrolls.
             assert compositor.scrolled_frames == scrolled
             press_now(app, "ctrl+end")
-            await wait_until(pilot, lambda: _idle(app), what="the end of the reply", timeout=30)
-            await pilot.pause()
+            await _to_the_end(app, pilot)
             assert checker.mismatches == []
 
     run(scenario())
@@ -167,12 +178,7 @@ def test_the_command_list_opening_while_a_reply_streams_keeps_the_screen_whole(
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await open_session(pilot)
-            checker = _checked(app)
-            await send(pilot, "go")
-            compositor = app.screen._compositor
-            assert isinstance(compositor, ScrollingCompositor)
-            await wait_until(pilot, lambda: compositor.scrolled_frames > 3, what="scrolling")
+            checker, _ = await _streaming(app, pilot)
             # The list takes rows from the transcript: a smaller band scrolls on.
             popup = app.completion_popup
             assert popup is not None
@@ -181,8 +187,7 @@ def test_the_command_list_opening_while_a_reply_streams_keeps_the_screen_whole(
             await pilot.pause(0.3)
             press_now(app, "backspace")
             await wait_until(pilot, lambda: not popup.is_open, what="the list to close")
-            await wait_until(pilot, lambda: _idle(app), what="the end of the reply", timeout=30)
-            await pilot.pause()
+            await _to_the_end(app, pilot)
             assert checker.mismatches == []
 
     run(scenario())
@@ -196,12 +201,7 @@ def test_something_drawn_over_the_transcript_stops_the_scrolling_while_it_is_the
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await open_session(pilot)
-            checker = _checked(app)
-            await send(pilot, "go")
-            compositor = app.screen._compositor
-            assert isinstance(compositor, ScrollingCompositor)
-            await wait_until(pilot, lambda: compositor.scrolled_frames > 3, what="scrolling")
+            checker, compositor = await _streaming(app, pilot)
             over = Static("drawn over the transcript")
             over.styles.overlay = "screen"
             over.styles.position = "absolute"
@@ -214,8 +214,7 @@ def test_something_drawn_over_the_transcript_stops_the_scrolling_while_it_is_the
             await pilot.pause(0.3)
             assert compositor.scrolled_frames == scrolled  # repainted as Textual does
             await over.remove()
-            await wait_until(pilot, lambda: _idle(app), what="the end of the reply", timeout=30)
-            await pilot.pause()
+            await _to_the_end(app, pilot)
             assert compositor.scrolled_frames > scrolled
             assert checker.mismatches == []
             assert "drawn over" not in "\n".join(checker.screen.display)
