@@ -198,13 +198,13 @@ def test_bad_value_names_file_line_and_key_and_keeps_the_rest(paths: Paths, cwd:
 
 
 def test_bad_project_value_falls_back_to_user_value(paths: Paths, cwd: Path) -> None:
-    write_user(paths, 'approval = "edits"\nthinking = "low"\n')
-    project = write_project(cwd, 'thinking = "medium"\napproval = "sometimes"\n')
+    write_user(paths, 'approval = "edits"\nthinking = "medium"\n')
+    project = write_project(cwd, 'thinking = "low"\napproval = "sometimes"\n')
     loaded = load_config(paths, cwd)
     (problem,) = loaded.problems
     assert (problem.file, problem.line, problem.key) == (project, 2, "approval")
     assert loaded.settings.approval == "edits"
-    assert loaded.settings.thinking == "medium"
+    assert loaded.settings.thinking == "low"
 
 
 def test_bad_values_inside_provider_models(paths: Paths, cwd: Path) -> None:

@@ -63,12 +63,44 @@ def test_trusted_project_keeps_its_providers(paths: Paths, cwd: Path) -> None:
     assert loaded.ignored == []
 
 
-def test_untrusted_project_may_name_a_builtin_or_user_model(paths: Paths, cwd: Path) -> None:
+def test_untrusted_project_may_not_choose_another_model(paths: Paths, cwd: Path) -> None:
+    """Another model is another bill, even one served by a built-in provider."""
     user_config(paths, '[providers.local]\napi = "openai-completions"\nbase_url = "http://x"\n')
-    project_config(cwd, 'default_model = "local/qwen"\n')
-    assert load_config(paths, cwd).settings.default_model == "local/qwen"
+    for model in ("local/qwen", "anthropic/claude-opus-4-5"):
+        project_config(cwd, f'default_model = "{model}"\n')
+        loaded = load_config(paths, cwd)
+        assert loaded.settings.default_model is None
+        assert [gate.loc for gate in loaded.ignored] == [("default_model",)]
+        assert load_config(paths, cwd, project_trusted=True).settings.default_model == model
+
+
+def test_untrusted_project_may_repeat_the_persons_own_model(paths: Paths, cwd: Path) -> None:
+    user_config(paths, 'default_model = "anthropic/claude-sonnet-4-5"\n')
     project_config(cwd, 'default_model = "anthropic/claude-sonnet-4-5"\n')
-    assert load_config(paths, cwd).settings.default_model == "anthropic/claude-sonnet-4-5"
+    loaded = load_config(paths, cwd)
+    assert loaded.settings.default_model == "anthropic/claude-sonnet-4-5"
+    assert loaded.ignored == []
+
+
+@pytest.mark.parametrize(
+    ("user", "project", "expected", "gated"),
+    [
+        (None, "high", "off", True),
+        ("low", "medium", "low", True),
+        ("high", "low", "low", False),  # less thinking costs less: no trust needed
+        ("medium", "medium", "medium", False),
+    ],
+)
+def test_untrusted_project_may_not_raise_thinking(
+    paths: Paths, cwd: Path, user: str | None, project: str, expected: str, gated: bool
+) -> None:
+    if user:
+        user_config(paths, f'thinking = "{user}"\n')
+    project_config(cwd, f'thinking = "{project}"\n')
+    loaded = load_config(paths, cwd)
+    assert loaded.settings.thinking == expected
+    assert [gate.loc for gate in loaded.ignored] == ([("thinking",)] if gated else [])
+    assert load_config(paths, cwd, project_trusted=True).settings.thinking == project
 
 
 @pytest.mark.parametrize(

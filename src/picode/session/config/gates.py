@@ -1,10 +1,11 @@
 """What a project's ``config.toml`` may only do in a trusted folder (docs/security.md).
 
 An untrusted ``.picode/config.toml`` may add context and tighten safety. It may not redirect
-requests or name the variables keys are read from (``[providers.*]``, ``[mcp]``), choose a
-default model that only its own providers serve, lower ``approval`` or weaken one of the
-person's safeguards (``GUARDS``). Each such key is a ``Gate``: described in plain words for
-the trust question, removed when the folder is not trusted (the person's value applies).
+requests or name the variables keys are read from (``[providers.*]``, ``[mcp]``), choose
+another default model or a higher thinking level (another bill), lower ``approval`` or weaken
+one of the person's safeguards (``GUARDS``). Each such key is a ``Gate``: described in plain
+words for the trust question, removed when the folder is not trusted (the person's value
+applies).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from picode.ai.models import THINKING_LEVELS
 from picode.session.config.lines import Loc
 from picode.session.safety.approval import APPROVAL_POLICIES
 
@@ -108,15 +110,15 @@ def project_gates(
         gates.append(Gate(("hooks",), _hooks_description(project["hooks"]), project["hooks"]))
     model = project.get("default_model")
     if isinstance(model, str) and model:
-        provider = model.partition("/")[0]
-        if provider not in builtin_providers and provider not in user_providers:
-            gates.append(
-                Gate(
-                    ("default_model",),
-                    f"makes {model!r} the default model, served by a provider the project defines",
-                    model,
-                )
-            )
+        gate = _model_gate(
+            model, user_value(("default_model",)), builtin_providers | user_providers
+        )
+        if gate is not None:
+            gates.append(gate)
+    thinking, user_thinking = project.get("thinking"), user_value(("thinking",)) or "off"
+    if _higher_thinking(thinking, user_thinking):
+        what = f"raises thinking from {user_thinking!r} to {thinking!r}: longer, costlier replies"
+        gates.append(Gate(("thinking",), what, thinking))
     approval = project.get("approval")
     if looser_approval(approval, user_approval):
         gates.append(
@@ -136,6 +138,28 @@ def project_gates(
             shown = f"[{loc[0]}] {loc[1]} = {json.dumps(value)}"
             gates.append(Gate(loc, f"{shown}: {what} (yours: {json.dumps(user)})", value))
     return gates
+
+
+def _model_gate(model: str, user_model: object, known_providers: set[str]) -> Gate | None:
+    """Another model is another bill: an untrusted project may not choose one, except the
+    person's own."""
+    if model == user_model:
+        return None
+    loc: Loc = ("default_model",)
+    if model.partition("/")[0] not in known_providers:
+        return Gate(
+            loc,
+            f"makes {model!r} the default model, served by a provider the project defines",
+            model,
+        )
+    yours = repr(user_model) if isinstance(user_model, str) else "picode's choice"
+    return Gate(loc, f"makes {model!r} the default model (yours: {yours}): another bill", model)
+
+
+def _higher_thinking(project: object, user: object) -> bool:
+    if project not in THINKING_LEVELS or user not in THINKING_LEVELS:
+        return False
+    return THINKING_LEVELS.index(project) > THINKING_LEVELS.index(user)  # type: ignore[arg-type]
 
 
 def _hooks_description(hooks: object) -> str:
