@@ -12,7 +12,7 @@ import pytest
 from picode.ai.errors import CONNECTION_LOST, TIMED_OUT
 from picode.ai.events import StartEvent
 from picode.ai.providers.google_generative_ai import SYNTHETIC_ID_PREFIX
-from picode.ai.types import TextContent, ThinkingContent, ToolCall
+from picode.ai.types import Context, TextContent, ThinkingContent, ToolCall, UserMessage
 from tests.providers.models import READ_TOOL, wire_model
 from tests.providers.sdk_streaming import (
     TEXT,
@@ -94,6 +94,28 @@ def test_thinking_then_text_with_signatures_on_their_blocks(wire: WireServer) ->
     ]
     thinking_config = camel(wire.requests[0].json["generationConfig"]["thinkingConfig"])
     assert thinking_config == {"includeThoughts": True, "thinkingBudget": 8192}
+
+
+def test_signatures_in_either_base64_alphabet_are_kept_and_sent_back(wire: WireServer) -> None:
+    """Bytes on the wire are base64 in either alphabet; picode keeps the standard one."""
+    raw = b"\xfb\xff\xfe-sig"
+    url_safe = base64.urlsafe_b64encode(raw).decode()
+    assert url_safe != base64.b64encode(raw).decode()  # the two alphabets differ here
+    script = GeminiStream().chunk(text("thought", thought=True, signature=url_safe))
+    script.chunk(text("Answer", signature="!not base64!"), finish="STOP")
+    wire.enqueue(script.response())
+
+    reply = stream_once(gemini(wire), thinking="medium").message
+
+    assert reply.content == [
+        ThinkingContent("thought", base64.b64encode(raw).decode()),
+        TextContent("Answer"),
+    ]
+    wire.enqueue(GeminiStream().chunk(text("ok"), finish="STOP").response())
+    history = Context(messages=[UserMessage("Hello"), reply, UserMessage("Again")])
+    stream_once(gemini(wire), history, thinking="medium")
+    sent = wire.requests[1].json["contents"][1]["parts"]
+    assert base64.urlsafe_b64decode(sent[0]["thoughtSignature"]) == raw
 
 
 def test_alternating_parts_open_a_new_block_each_time(wire: WireServer) -> None:
