@@ -3,7 +3,7 @@
 ``client.aio.models.generate_content_stream`` validates every streamed chunk into a
 ``GenerateContentResponse`` and its config into a ``GenerateContentConfig``; pydantic
 builds those models' schemas on first use. That was ~150 ms of CPU on the way to the first
-answer after launch, and ~2 ms per chunk after (docs/benchmarks.md, issue 36). Here the
+answer after launch, and ~0.2 ms a chunk after (docs/benchmarks.md, issue 36). Here the
 request goes through the same client, as ``generate_content_stream`` sends it: its URL,
 headers and API key (``_build_request``), its HTTP client, retry policy and HTTP errors
 (``_async_request``, raising ``APIError``), its SSE framing (``HttpResponse``); only the
