@@ -24,7 +24,7 @@ from tests.providers.sdk_streaming import (
     stream_once,
 )
 from tests.wire.gemini_protocol import GeminiStream, api_error, function_call, text, usage
-from tests.wire.server import Cut, Stall, WireServer
+from tests.wire.server import Cut, Stall, WireServer, sse
 
 gemini = partial(wire_model, "google-generative-ai")
 SIG_A = base64.b64encode(b"signature-a").decode()
@@ -331,6 +331,26 @@ def test_error_chunk_mid_stream_keeps_partial_content(wire: WireServer) -> None:
         "503 Service unavailable: The service is currently unavailable."
     )
     assert outcome.shape[-1] == "error"
+    assert outcome.shape.count("error") == 1
+
+
+@pytest.mark.parametrize(
+    "error",
+    [{"message": "Upstream went away", "status": "UNAVAILABLE"}, "Upstream went away"],
+    ids=["without-code", "text"],
+)
+def test_error_chunk_in_another_shape_is_an_error_with_its_text(
+    wire: WireServer, error: Any
+) -> None:
+    """A gateway in front of Gemini may send an error chunk without Google's code."""
+    script = GeminiStream().chunk(text("Half ")).raw(sse(None, {"error": error}))
+    wire.enqueue(script.response())
+
+    outcome = stream_once(gemini(wire))
+
+    assert outcome.terminal.reason == "error"
+    assert outcome.message.text == "Half "
+    assert "Upstream went away" in (outcome.message.error_message or "")
     assert outcome.shape.count("error") == 1
 
 

@@ -43,7 +43,10 @@ async def _chunks(response: Any) -> AsyncIterator[dict[str, Any]]:
             error = chunk.get("error")
             if error is not None:
                 # An error mid-stream arrives as a chunk; the SDK raises it the same way.
-                code = error.get("code") if isinstance(error, dict) else None
+                if not isinstance(error, dict):  # not Google's shape: keep its text
+                    chunk = {"error": {"message": str(error)}}
+                    error = chunk["error"]
+                code = error.get("code")
                 if not isinstance(code, int):
                     raise errors.APIError(0, chunk, response)
                 await errors.APIError.raise_error_async(code, chunk, response)
