@@ -1,17 +1,20 @@
 """The ``anthropic-messages`` provider: Anthropic's Messages API through the official SDK.
 
-The raw event stream (``messages.create(stream=True)``) is mapped block by block onto the
-builder; the SDK's accumulating helper stream is not used, it would rebuild a snapshot on
-every delta. Events are dispatched on their ``type`` string, not their class: the SDK turns
-an event type it does not know into an arbitrary event class, and such events are ignored.
+The request goes through the SDK's client (its auth headers, retries and status-error
+mapping), but the reply's server-sent events are read off the HTTP response by picode
+(``_sse``) and each event's JSON is mapped as the ``dict`` ``json.loads`` gives: the SDK's
+stream would build an event object and a typed model per delta only for a few fields to be
+read. Nor is the SDK's accumulating helper stream used, it would rebuild a snapshot on
+every delta. Events are dispatched on their ``type`` string; event types, blocks and deltas
+picode does not know are ignored.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
-from anthropic import AsyncAnthropic, AsyncStream, Timeout
-from anthropic.types import Message, RawMessageStreamEvent
+from anthropic import APIStatusError, AsyncAnthropic, AsyncStream, Timeout
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, builtin_provider_spec
@@ -27,6 +30,7 @@ from picode.ai.providers._convert import (
     without_images,
 )
 from picode.ai.providers._json_body import encode_body
+from picode.ai.providers._sse import SseDecoder, SseEvent
 from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
@@ -51,29 +55,86 @@ async def produce(
 ) -> None:
     client = await _client(model, options)
     params = build_params(model, context, options)
-    if builtin_provider_spec(model.provider).get("client"):
-        # Bedrock and Vertex rewrite the body on its way (the model goes into the URL).
-        stream = await client.messages.create(**params, stream=True)
-    else:
-        stream = await _post(client, params)
     state = _StreamState(out)
+    if builtin_provider_spec(model.provider).get("client"):
+        # Bedrock and Vertex rewrite the body on its way (the model goes into the URL), and
+        # Bedrock's events are not SSE: their SDK stream decodes them, as plain JSON.
+        stream = await _post_platform(client, params)
+        async with stream:
+            async for event in stream:
+                state.handle(event)
+        return
+    stream = await _post(client, params)
+    # Leaving the block closes the connection at once, however it is left (Esc cancels).
     async with stream:
-        async for event in stream:
-            state.handle(event)
+        await _read_events(client, stream, state)
 
 
 async def _post(client: AsyncAnthropic, params: dict[str, Any]) -> AsyncStream[Any]:
     """``messages.create`` with the body encoded by picode (``_json_body``): the params are
-    wire-format already, and the SDK's copy of the whole history is skipped."""
+    wire-format already, and the SDK's copy of the whole history is skipped. The stream
+    returned is only the holder of the open response: it is never iterated."""
     body = {**params, "stream": True}
     body.update(body.pop("extra_body", None) or {})
     return await client.post(
         "/v1/messages",
         content=encode_body(body),
-        cast_to=Message,
+        cast_to=object,
         stream=True,
-        stream_cls=AsyncStream[RawMessageStreamEvent],
+        stream_cls=AsyncStream[object],
     )
+
+
+async def _post_platform(client: Any, params: dict[str, Any]) -> AsyncStream[Any]:
+    body = {**params, "stream": True}
+    body.update(body.pop("extra_body", None) or {})
+    stream: AsyncStream[Any] = await client.post(
+        "/v1/messages", body=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
+    )
+    return stream
+
+
+async def _read_events(
+    client: AsyncAnthropic, stream: AsyncStream[Any], state: _StreamState
+) -> None:
+    """The events of the open response, decoded and handed to ``state`` as they arrive.
+
+    What the SDK's stream does with them, picode does: ``ping`` and events without a name
+    are skipped, an ``error`` event is raised as the SDK's status error (the error mapping
+    reads its body). A failed read is left as the HTTP client raised it: picode's error
+    mapping classifies transport failures by the exception types in the chain."""
+    decoder = SseDecoder()
+    handle = state.handle
+    loads = json.loads
+
+    def dispatch(events: list[SseEvent]) -> None:
+        for name, data in events:
+            if name is None or name == b"ping":
+                continue
+            if name == b"error":
+                raise _stream_error(client, stream, data)
+            if data:
+                handle(loads(data))
+
+    async for chunk in stream.response.aiter_bytes():
+        dispatch(decoder.feed(chunk))
+    dispatch(decoder.end())
+
+
+def _stream_error(client: AsyncAnthropic, stream: AsyncStream[Any], data: bytes) -> Exception:
+    """An ``error`` event as the SDK's stream would raise it."""
+    response = stream.response
+    body: Any
+    try:
+        body = json.loads(data)
+        text = f"{body}"
+    except ValueError:
+        body = data.decode("utf-8", "replace")
+        text = body or f"Error code: {response.status_code}"
+    make = getattr(client, "_make_status_error", None)
+    if make is not None:  # the SDK's own choice of error class for the body
+        return make(text, body=body, response=response)  # type: ignore[no-any-return]
+    return APIStatusError(text, response=response, body=body)
 
 
 async def prepare(model: Model, options: StreamOptions) -> None:
@@ -274,7 +335,7 @@ _STOP_REASONS: dict[str, FinishReason] = {
 
 
 class _StreamState:
-    """Maps one response's raw events onto the builder."""
+    """Maps one response's events (decoded JSON objects) onto the builder."""
 
     __slots__ = ("blocks", "initial_inputs", "out", "stop_details", "stop_reason")
 
@@ -287,14 +348,14 @@ class _StreamState:
         self.stop_reason: str | None = None
         self.stop_details: Any = None
 
-    def handle(self, event: Any) -> None:
-        kind = event.type
+    def handle(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
         if kind == "content_block_delta":
             self._delta(event)
         elif kind == "content_block_start":
             self._block_start(event)
         elif kind == "content_block_stop":
-            self._block_stop(event.index)
+            self._block_stop(event["index"])
         elif kind == "message_start":
             self._message_start(event)
         elif kind == "message_delta":
@@ -303,46 +364,47 @@ class _StreamState:
             self._finish()
         # Anything else (new event types) carries nothing we map.
 
-    def _delta(self, event: Any) -> None:
-        entry = self.blocks.get(event.index)
+    def _delta(self, event: dict[str, Any]) -> None:
+        entry = self.blocks.get(event["index"])
         if entry is None:
             return
         block_kind, index = entry
-        delta = event.delta
-        delta_type = delta.type
+        delta = event["delta"]
+        delta_type = delta["type"]
         out = self.out
         if delta_type == "text_delta" and block_kind == "text":
-            out.text_delta(index, delta.text)
+            out.text_delta(index, delta["text"])
         elif delta_type == "thinking_delta" and block_kind == "thinking":
-            out.thinking_delta(index, delta.thinking)
+            out.thinking_delta(index, delta["thinking"])
         elif delta_type == "input_json_delta" and block_kind == "toolCall":
-            out.toolcall_delta(index, delta.partial_json)
+            out.toolcall_delta(index, delta["partial_json"])
         elif delta_type == "signature_delta" and block_kind == "thinking":
-            out.thinking_signature(index, delta.signature)
+            out.thinking_signature(index, delta["signature"])
 
-    def _block_start(self, event: Any) -> None:
-        block = event.content_block
-        block_type = block.type
+    def _block_start(self, event: dict[str, Any]) -> None:
+        block = event["content_block"]
+        block_type = block["type"]
         out = self.out
         if block_type == "text":
             index = out.text_start()
-            self.blocks[event.index] = ("text", index)
-            if block.text:
-                out.text_delta(index, block.text)
+            self.blocks[event["index"]] = ("text", index)
+            if block.get("text"):
+                out.text_delta(index, block["text"])
         elif block_type == "thinking":
-            index = out.thinking_start(block.signature or None)
-            self.blocks[event.index] = ("thinking", index)
-            if block.thinking:
-                out.thinking_delta(index, block.thinking)
+            index = out.thinking_start(block.get("signature") or None)
+            self.blocks[event["index"]] = ("thinking", index)
+            if block.get("thinking"):
+                out.thinking_delta(index, block["thinking"])
         elif block_type == "redacted_thinking":
             # The encrypted reasoning goes back verbatim on the next turn.
-            index = out.thinking_start(block.data, redacted=True)
-            self.blocks[event.index] = ("redacted", index)
+            index = out.thinking_start(block["data"], redacted=True)
+            self.blocks[event["index"]] = ("redacted", index)
         elif block_type == "tool_use":
-            index = out.toolcall_start(block.id, block.name)
-            self.blocks[event.index] = ("toolCall", index)
-            if isinstance(block.input, dict) and block.input:
-                self.initial_inputs[index] = block.input
+            index = out.toolcall_start(block["id"], block["name"])
+            self.blocks[event["index"]] = ("toolCall", index)
+            tool_input = block.get("input")
+            if isinstance(tool_input, dict) and tool_input:
+                self.initial_inputs[index] = tool_input
 
     def _block_stop(self, native_index: int) -> None:
         entry = self.blocks.pop(native_index, None)
@@ -360,31 +422,26 @@ class _StreamState:
             else:
                 self.out.toolcall_end(index)
 
-    def _message_start(self, event: Any) -> None:
-        message = event.message
-        self.out.message.response_id = getattr(message, "id", None)
-        usage = getattr(message, "usage", None)
+    def _message_start(self, event: dict[str, Any]) -> None:
+        message = event.get("message") or {}
+        self.out.message.response_id = message.get("id")
+        self._usage(message.get("usage"))
+
+    def _message_delta(self, event: dict[str, Any]) -> None:
+        delta = event.get("delta") or {}
+        if delta.get("stop_reason") is not None:
+            self.stop_reason = delta["stop_reason"]
+            self.stop_details = delta.get("stop_details")
+        self._usage(event.get("usage"))
+
+    def _usage(self, usage: dict[str, Any] | None) -> None:
         if usage is not None:
             # Anthropic's input_tokens already excludes cache reads and writes.
             self.out.set_usage(
-                input=usage.input_tokens,
-                output=usage.output_tokens,
-                cache_read=usage.cache_read_input_tokens,
-                cache_write=usage.cache_creation_input_tokens,
-            )
-
-    def _message_delta(self, event: Any) -> None:
-        delta = event.delta
-        if delta.stop_reason is not None:
-            self.stop_reason = delta.stop_reason
-            self.stop_details = getattr(delta, "stop_details", None)
-        usage = event.usage
-        if usage is not None:
-            self.out.set_usage(
-                input=usage.input_tokens,
-                output=usage.output_tokens,
-                cache_read=usage.cache_read_input_tokens,
-                cache_write=usage.cache_creation_input_tokens,
+                input=usage.get("input_tokens"),
+                output=usage.get("output_tokens"),
+                cache_read=usage.get("cache_read_input_tokens"),
+                cache_write=usage.get("cache_creation_input_tokens"),
             )
 
     def _finish(self) -> None:
@@ -399,10 +456,11 @@ def _stop_error_message(native: str, details: Any) -> str:
     if native == "model_context_window_exceeded":
         return CONTEXT_OVERFLOW_MESSAGE
     text = "The model refused to respond (stop reason: refusal)"
-    category = getattr(details, "category", None)
-    explanation = getattr(details, "explanation", None)
-    if category:
-        text += f"; category: {category}"
-    if explanation:
-        text += f": {explanation}"
+    if isinstance(details, dict):
+        category = details.get("category")
+        explanation = details.get("explanation")
+        if category:
+            text += f"; category: {category}"
+        if explanation:
+            text += f": {explanation}"
     return text
