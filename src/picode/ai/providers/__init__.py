@@ -3,7 +3,8 @@
 They are imported on first use only (see ``picode.ai.stream.PROVIDER_MODULES``).
 """
 
-from picode.ai import lazy_sdk
+from picode.ai import lazy_sdk, type_imports
 
 # Before any provider module imports its SDK: load only the SDK modules a request uses.
 lazy_sdk.install()
+type_imports.install()
