@@ -93,6 +93,28 @@ FILES = {
         class Deep:
             pass
         """,
+    "_errors.py": """\
+        from ._record import record
+        from .types.gamma import *  # noqa
+        from .types.alpha import Alpha
+
+        record("errors")
+        """,
+    "_picker.py": """\
+        from ._record import record as _record
+        from .types.alpha import Alpha
+
+        CLASSES = {"alpha": Alpha}
+
+        def pick(kind):
+            _record("pick")
+            return CLASSES.get(kind)
+
+        def picks_itself():
+            return pick("alpha")
+
+        ONE = picks_itself()
+        """,
 }
 
 
@@ -104,7 +126,7 @@ def sdk(tmp_path: Path) -> Iterator[list[str]]:
         path = tmp_path / ROOT / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
-    finder = LazySdkFinder([ROOT])
+    finder = LazySdkFinder([ROOT], [f"{ROOT}._picker", f"{ROOT}._errors"])
     sys.path.insert(0, str(tmp_path))
     sys.meta_path.insert(0, finder)
     executed: list[str] = []
@@ -270,3 +292,38 @@ def test_a_provider_loads_a_fraction_of_its_sdk_and_the_sdk_stays_whole(
     completed = _run(PUBLIC_NAMES.format(setup=f"import picode.ai.providers.{provider}", root=root))
     assert isinstance(eager, dict) and len(eager[f"{root}.types"]) > 100
     assert completed == eager
+
+
+def test_a_deferred_module_runs_when_its_function_is_first_called(sdk: list[str]) -> None:
+    pick = importlib.import_module(f"{ROOT}._picker").pick
+    assert "alpha" not in sdk
+    assert pick("alpha").__name__ == "Alpha"  # its own top level called it while it ran too
+    assert sdk.count("pick") == 2
+    picker = sys.modules[f"{ROOT}._picker"]
+    assert picker.pick is not pick and picker.pick("beta") is None
+    assert "__getattr__" not in vars(picker)
+
+
+def test_a_deferred_module_runs_when_another_name_is_read(sdk: list[str]) -> None:
+    picker = importlib.import_module(f"{ROOT}._picker")
+    assert "alpha" not in sdk
+    assert picker.ONE.__name__ == "Alpha"
+    assert "alpha" in sdk
+
+
+def test_a_module_that_does_more_than_define_runs_at_import(sdk: list[str]) -> None:
+    importlib.import_module(f"{ROOT}._errors")
+    assert "errors" in sdk
+
+
+ERROR_PROBE = """
+import json, sys
+import picode.ai.providers.anthropic_messages
+import anthropic._base_client
+loaded = "anthropic.types.beta_storage_in_use_error" in sys.modules
+print(json.dumps({"loaded_at_import": loaded}))
+"""
+
+
+def test_the_anthropic_client_imports_no_error_class_until_an_error() -> None:
+    assert _run(ERROR_PROBE) == {"loaded_at_import": False}

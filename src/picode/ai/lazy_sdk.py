@@ -9,11 +9,14 @@ first access (PEP 562 ``__getattr__``). A subpackage with any other statement ru
 shipped; the top-level package is indexed too, its other statements waiting. Anything the
 index cannot answer (``__all__``, a star import, a name bound some other
 way) runs the real ``__init__`` once, so the package is then exactly what it would have
-been; only the cost moved. See docs/architecture.md, "Provider SDKs: only the modules a
-request uses"."""
+been; only the cost moved. A module named in ``DEFERRED_MODULES`` whose top level only
+imports and defines runs on first use of any of its names, its functions forwarding to the
+real ones until then. See docs/architecture.md, "Provider SDKs: only the modules a request
+uses"."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -26,6 +29,11 @@ from typing import Any
 
 #: The SDK distributions loaded this way (the packages they ship are pure re-exports).
 LAZY_ROOTS = ("anthropic", "openai")
+
+#: Modules that run when first used, their functions forwarding until then: the Anthropic
+#: client imports ``make_status_error`` from one that imports ~170 error classes (~340
+#: modules with what they import) for the error responses it may never get.
+DEFERRED_MODULES = ("anthropic._error_classes",)
 
 #: What a re-exporting ``__init__`` is made of: imports from its own submodules (one dot),
 #: ``typing``, ``__all__``, comments and blank lines.
@@ -127,6 +135,12 @@ class _Resolver:
         with self._lock:  # other threads wait here until the package is whole
             if self._state == "running":  # asked by the package's own __init__
                 raise AttributeError(f"module {self._module.__name__!r} has no attribute {name!r}")
+            self.complete()
+        return getattr(self._module, name)
+
+    def complete(self) -> None:
+        """Run the module's own code once; a call while it runs (from it) returns at once."""
+        with self._lock:
             if self._state == "lazy":
                 self._state = "running"
                 try:
@@ -137,7 +151,6 @@ class _Resolver:
                 self._state = "whole"
                 if self._module.__dict__.get("__getattr__") is self:
                     del self._module.__dict__["__getattr__"]
-        return getattr(self._module, name)
 
 
 def _is_submodule(module: ModuleType, name: str) -> bool:
@@ -166,11 +179,76 @@ class _LazyPackageLoader(importlib.abc.Loader):
         setattr(module, "__getattr__", _Resolver(module, index, self._real))  # noqa: B010
 
 
+class _DeferredModuleLoader(importlib.abc.Loader):
+    """A module of functions and definitions only, run on first use of any name; until then
+    each top-level function is a stand-in that runs the module and calls the real one."""
+
+    def __init__(self, real: importlib.abc.Loader, origin: str) -> None:
+        self._real = real
+        self._origin = origin
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._real.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        functions = _functions_of_definitions_only(self._origin)
+        if not functions:
+            self._real.exec_module(module)
+            return
+        resolver = _Resolver(module, {}, self._real)
+        setattr(module, "__getattr__", resolver)  # noqa: B010
+        for name in functions:
+            setattr(module, name, _forwarder(module, resolver, name))
+
+
+def _forwarder(module: ModuleType, resolver: _Resolver, name: str) -> Any:
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        if module.__dict__.get("__getattr__") is resolver:
+            resolver.complete()
+        return module.__dict__[name](*args, **kwargs)
+
+    forward.__name__ = forward.__qualname__ = name
+    forward.__module__ = module.__name__
+    return forward
+
+
+def _functions_of_definitions_only(origin: str) -> list[str]:
+    """The top-level functions of a module whose top level only imports and defines (no
+    call runs there but in what it assigns), each bound once; [] for any other module."""
+    try:
+        with open(origin, encoding="utf-8") as file:
+            tree = ast.parse(file.read(), origin)
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return []
+    functions: list[str] = []
+    bound: list[str] = []
+    for index, node in enumerate(tree.body):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return []
+            bound.extend((a.asname or a.name).partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef):
+            if node.decorator_list:
+                return []
+            functions.append(node.name)
+        elif isinstance(node, ast.ClassDef):
+            bound.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound.extend(t.id for t in targets if isinstance(t, ast.Name))
+        elif not (index == 0 and isinstance(node, ast.Expr)):  # the docstring
+            return []
+    if len(set(functions)) != len(functions) or set(functions) & set(bound):
+        return []
+    return functions
+
+
 class LazySdkFinder(importlib.abc.MetaPathFinder):
     """Finds the packages of ``roots`` like the path finder does, with a lazy loader."""
 
-    def __init__(self, roots: Sequence[str]) -> None:
+    def __init__(self, roots: Sequence[str], deferred: Sequence[str] = ()) -> None:
         self._roots = tuple(roots)
+        self._deferred = frozenset(deferred)
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -178,7 +256,11 @@ class LazySdkFinder(importlib.abc.MetaPathFinder):
         if fullname.partition(".")[0] not in self._roots:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.submodule_search_locations is None or spec.loader is None:
+        if spec is None or spec.loader is None:
+            return spec
+        if spec.submodule_search_locations is None:
+            if fullname in self._deferred and isinstance(spec.origin, str):
+                spec.loader = _DeferredModuleLoader(spec.loader, spec.origin)
             return spec
         if not isinstance(spec.origin, str) or not spec.origin.endswith("__init__.py"):
             return spec
@@ -195,7 +277,7 @@ def install(roots: Sequence[str] = LAZY_ROOTS) -> None:
     with _install_lock:
         if _installed:
             return
-        finder = LazySdkFinder(roots)
+        finder = LazySdkFinder(roots, DEFERRED_MODULES)
         sys.meta_path.insert(0, finder)
         _installed.append(finder)
 
