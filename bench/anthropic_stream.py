@@ -1,0 +1,173 @@
+"""The Anthropic provider's own cost: CPU per streamed delta, and what its first request loads.
+
+Each figure comes from a fresh interpreter running ``stream_simple`` through the
+``anthropic-messages`` provider against the wire test server on 127.0.0.1, with a consumer
+draining the stream:
+
+- **one chunk**: a reply of ``--deltas`` text deltas sent at once: the decoding and mapping
+  of the events alone;
+- **paced**: ``--paced`` deltas, each written on its own 3 ms after the last, as a model
+  streams: every delta is a read of its own (the HTTP client's read path included);
+- **first request**: its CPU time (the provider and its SDK imported on the way), the
+  modules it imports (all, and the SDK's), and the process's RSS after it (``VmRSS``), the
+  interpreter and the test server counted alike.
+
+CPU is the event-loop thread's (``time.thread_time``), per delta, the median of ``--reps``
+replies after a warm-up one; the server's threads do not count. ``--compare SRC`` runs
+another build the same way (its ``src`` folder first on ``PYTHONPATH``, same venv), the two
+builds in turns for ``--runs`` rounds; the table gives medians (min–max) over the rounds.
+
+Usage: python bench/anthropic_stream.py [--runs 5] [--compare OTHER/src]
+       [--deltas 2000] [--paced 400] [--reps 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def child(args: argparse.Namespace) -> dict[str, float]:
+    sys.path.insert(0, str(ROOT))
+    from tests.wire.anthropic_protocol import AnthropicStream
+    from tests.wire.server import Chunk, Pause, WireResponse, WireServer
+
+    from picode.ai.models import Model
+    from picode.ai.options import StreamOptions
+    from picode.ai.stream import stream_simple
+    from picode.ai.types import Context, UserMessage
+
+    def one_chunk(deltas: int) -> WireResponse:
+        chunks = AnthropicStream().text(*["abc "] * deltas).stop().body()
+        return WireResponse(body=["".join(c for c in chunks if isinstance(c, str))])
+
+    def paced(deltas: int) -> WireResponse:
+        body: list[Chunk] = []
+        for chunk in AnthropicStream().text(*["abc "] * deltas).stop().body():
+            body.append(chunk)
+            if isinstance(chunk, str) and "text_delta" in chunk:
+                body.append(Pause(0.003))
+        return WireResponse(body=body)
+
+    async def reply(model: Model) -> float:
+        started = time.thread_time()
+        options = StreamOptions(api_key="bench", max_tokens=1024)
+        stream = stream_simple(model, Context(messages=[UserMessage("go")]), options)
+        async for _event in stream:
+            pass
+        message = await stream.result()
+        assert message.stop_reason == "stop", message.error_message
+        return time.thread_time() - started
+
+    async def run(url: str) -> dict[str, float]:
+        model = Model(
+            id="bench", name="bench", api="anthropic-messages", provider="anthropic", base_url=url
+        )
+        before = set(sys.modules)
+        wire.enqueue(one_chunk(10))
+        first = await reply(model)
+        loaded = set(sys.modules) - before
+        result = {
+            "first_ms": first * 1e3,
+            "modules": float(len(loaded)),
+            "sdk_modules": float(sum(1 for m in loaded if m.split(".")[0] == "anthropic")),
+            "rss_mb": rss_mb(),
+        }
+        for name, body, deltas in (
+            ("one_chunk_us", one_chunk(args.deltas), args.deltas),
+            ("paced_us", paced(args.paced), args.paced),
+        ):
+            times = []
+            for _ in range(args.reps):
+                wire.enqueue(body)
+                gc.collect()
+                times.append(await reply(model))
+            result[name] = statistics.median(times) / deltas * 1e6
+        return result
+
+    with WireServer() as wire:
+        return asyncio.run(run(wire.url))
+
+
+def measure(src: Path | None, args: argparse.Namespace) -> dict[str, float]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
+    command = [sys.executable, __file__, "--child", "--deltas", str(args.deltas)]
+    command += ["--paced", str(args.paced), "--reps", str(args.reps)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+ROWS = (
+    ("one_chunk_us", "CPU per delta, reply in one chunk (µs)", 1),
+    ("paced_us", "CPU per delta, paced 3 ms apart (µs)", 1),
+    ("first_ms", "CPU of the first request, imports included (ms)", 0),
+    ("modules", "modules imported by the first request", 0),
+    ("sdk_modules", "of which the SDK's (`anthropic.*`)", 0),
+    ("rss_mb", "RSS after the first request (MB)", 1),
+)
+
+
+def cell(values: list[float], digits: int) -> str:
+    low, high = min(values), max(values)
+    return f"{statistics.median(values):.{digits}f} ({low:.{digits}f}–{high:.{digits}f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--deltas", type=int, default=2000)
+    parser.add_argument("--paced", type=int, default=400)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--compare", type=Path, help="another build's src folder")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args)))
+        return
+    sys.path.insert(0, str(ROOT / "bench"))
+    from _stats import machine
+
+    builds: list[tuple[str, Path | None]] = [("this tree", None)]
+    if args.compare:
+        builds.append(("compared", args.compare.resolve()))
+    results: dict[str, list[dict[str, float]]] = {name: [] for name, _ in builds}
+    for _ in range(args.runs):
+        for name, src in builds:
+            results[name].append(measure(src, args))
+    print(machine())
+    print(f"\n{args.runs} rounds, builds in turns; median (min–max) over the rounds.\n")
+    header = " | ".join(name for name, _ in builds)
+    print(f"| measure | {header} |" + (" ratio |" if args.compare else ""))
+    print("|---|" + "---:|" * (len(builds) + (1 if args.compare else 0)))
+    for key, label, digits in ROWS:
+        columns = [[run[key] for run in results[name]] for name, _ in builds]
+        line = f"| {label} | " + " | ".join(cell(values, digits) for values in columns) + " |"
+        if args.compare:
+            line += f" {statistics.median(columns[0]) / statistics.median(columns[1]):.2f}× |"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
