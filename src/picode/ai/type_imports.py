@@ -276,7 +276,7 @@ def defining_module(source_module: str, name: str) -> str | None:
     return submodule
 
 
-@functools.lru_cache(maxsize=8)  # a package's __init__ is read for each of its names
+@functools.lru_cache(maxsize=8)  # a package's __init__ is read for each of its names, once
 def _read(path: str) -> str | None:
     try:
         with open(path, encoding="utf-8") as file:
@@ -311,7 +311,10 @@ class _DeferringLoader(importlib.abc.Loader):
     def _prepare(self, module: ModuleType) -> tuple[Any, dict[str, type]] | None:
         try:
             text = _read(self._origin)
-            if text is None:
+            # Not parsed when no type package is so much as named (its last part, as a
+            # relative import writes it).
+            names = {package.rpartition(".")[2] for package in self._type_packages}
+            if text is None or not any(name in text for name in names):
                 return None
             tree = ast.parse(text, self._origin)
             package = module.__name__.rpartition(".")[0]
@@ -328,6 +331,8 @@ class _DeferringLoader(importlib.abc.Loader):
             return compile(tree, self._origin, "exec", dont_inherit=True), stand_ins
         except Exception:  # anything unexpected: the module as shipped
             return None
+        finally:
+            _read.cache_clear()  # the sources read are not kept
 
 
 class DeferringFinder(importlib.abc.MetaPathFinder):
