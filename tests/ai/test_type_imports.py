@@ -78,6 +78,12 @@ def test_a_module_without_the_future_import_keeps_its_imports() -> None:
 
 def test_imports_from_elsewhere_are_left_alone() -> None:
     assert found("from ..helpers import Thing\nx = cast(Thing, 1)\n") == {}
+    assert found("from ...typesetting import Thing\nx = cast(Thing, 1)\n") == {}
+
+
+def test_an_exported_name_keeps_its_import() -> None:
+    body = "from ...types import Thing, Other\n__all__ = ['Thing']\nx = cast(Thing | Other, 1)\n"
+    assert set(found(body)) == {"Other"}
 
 
 # --- through the finder, on a fake SDK ---------------------------------------------------

@@ -79,14 +79,16 @@ def deferrable(
         for node in tree.body
     ):
         return {}
+    exported = _exported(tree)  # a star import elsewhere would take the stand-in
     candidates: dict[str, tuple[str, str]] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module != "__future__":
             source = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
-            if source.startswith(tuple(type_packages)):
+            if any(source == p or source.startswith(p + ".") for p in type_packages):
                 for alias in node.names:
-                    if alias.name != "*":
-                        candidates[alias.asname or alias.name] = (source, alias.name)
+                    local = alias.asname or alias.name
+                    if alias.name != "*" and local not in exported:
+                        candidates[local] = (source, alias.name)
     if not candidates:
         return {}
     aliases = _type_aliases(tree)
@@ -118,6 +120,20 @@ def deferrable(
         for name, (source, original) in candidates.items()
         if name in type_only
     }
+
+
+def _exported(tree: ast.Module) -> set[str]:
+    """The strings in the module's ``__all__``."""
+    names: set[str] = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            names |= {
+                n.value
+                for n in ast.walk(node)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            }
+    return names
 
 
 def _in_check(parents: tuple[ast.AST, ...]) -> bool:
