@@ -12,10 +12,10 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from picode.ai.untrusted import one_line
-from picode.tui.completion.commands import SlashCommand
 
 if TYPE_CHECKING:
     from picode.session.mcp import McpResource
+    from picode.tui.completion.commands import SlashCommand
 
 MAX_ITEMS = 50
 #: Labels are padded to a common width (up to this) so descriptions line up.
