@@ -5,7 +5,14 @@ SDK, pydantic's schemas) and almost no cyclic garbage (about 1,700 objects with 
 the Anthropic SDK): the collector's passes over them were 10-15 % of start-up's CPU time,
 on the path to the first frame and to the first request. It resumes once the session is
 open and the SDK imported; what start-up built is frozen then (``gc.freeze``), so later
-full collections do not walk it again. Imports nothing: it runs before Textual loads."""
+full collections do not walk it again.
+
+A freeze takes the garbage of the moment with it, and frozen garbage is never collected:
+after start-up that was ~60,000 objects and ~2.5 MB of RSS (Textual's first frames,
+pydantic's schema work). So after a freeze the first run to end (the reply shown) collects
+once over everything and freezes again: one full pass (~70 ms) where nothing waits for it,
+not on the way to the first frame or the first request. Imports nothing: it runs before
+Textual loads."""
 
 from __future__ import annotations
 
@@ -16,6 +23,8 @@ import gc
 PAUSE_LIMIT_S = 5.0
 
 _paused = False
+#: A freeze happened since the last sweep (``sweep_frozen_garbage``).
+_unswept = False
 
 
 def pause_collector() -> None:
@@ -31,5 +40,24 @@ def resume_collector() -> None:
     global _paused
     if _paused:
         _paused = False
-        gc.freeze()
+        freeze()
         gc.enable()
+
+
+def freeze() -> None:
+    """Take every object the collector tracks out of its generations (``gc.freeze``)."""
+    global _unswept
+    _unswept = True
+    gc.freeze()
+
+
+def sweep_frozen_garbage() -> None:
+    """Collect the garbage frozen since the last sweep, if anything was frozen: a full
+    collection over every object, the frozen ones included, then freeze again."""
+    global _unswept
+    if not _unswept:
+        return
+    _unswept = False
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()

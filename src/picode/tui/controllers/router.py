@@ -55,6 +55,7 @@ from picode.session.events import (
     TodosChanged,
 )
 from picode.session.mcp import McpServerStatus
+from picode.tui import gc_pause
 from picode.tui.controllers.retries import RetryTracker, resumed_retries
 from picode.tui.controllers.shell import read_context_text, resumed_shell_view
 from picode.tui.widgets.messages import (
@@ -156,6 +157,8 @@ class EventRouter:
                     self.current = None
                     self.tools.clear()
                     self.host.refresh_footer()
+                # Once the reply is on screen: nothing waits for the collector then.
+                self.transcript.app.call_after_refresh(gc_pause.sweep_frozen_garbage)
             case MessageStart(message=UserMessage() as message):
                 self.user_messages += 1
                 self.transcript.add(UserMessageView.of(message), self._next_index())

@@ -6,7 +6,6 @@ collector's way."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
@@ -134,5 +133,6 @@ class ProviderWarmup:
 def freeze_long_lived_objects() -> None:
     """Modules, styles, the SDK and a resumed history live as long as the app: out of the
     collector's generations, a full collection mid-reply (80-150 ms with them) walks only
-    what is new. Freezing stops nothing being freed by reference counting."""
-    gc.freeze()
+    what is new. Freezing stops nothing being freed by reference counting; the garbage it
+    took along goes after the next run (``gc_pause.sweep_frozen_garbage``)."""
+    gc_pause.freeze()
