@@ -11,10 +11,11 @@ file-backed memory (``/proc/self/smaps_rollup``), the largest mapped files, glib
 and ``sys.modules``.
 
 **What those modules cost.** A fresh interpreter imports the same modules, group by group
-(picode's lazy SDK finder installed before the SDK, as the app has it), and reads VmRSS after each:
-the interpreter, the rest of the standard library, Textual and Rich, Markdown and Pygments,
-pydantic, the HTTP stack, the SDK, picode. What the live app holds beyond their sum is its
-own state: widgets, the conversation, caches, threads. Linux only (``/proc``, glibc).
+(the finders picode's providers load the SDK with installed before it, as the app has
+them), and reads VmRSS after each: the interpreter, the rest of the standard library,
+Textual and Rich, Markdown and Pygments, pydantic, the HTTP stack, the SDK, picode. What
+the live app holds beyond their sum is its own state: widgets, the conversation, caches,
+threads. Linux only (``/proc``, glibc).
 """
 
 from __future__ import annotations
@@ -94,9 +95,8 @@ groups = json.loads(sys.argv[1])
 print(json.dumps(["interpreter", rss()]), flush=True)
 for name, modules in groups:
     if name.startswith("SDK"):
-        import picode.ai.lazy_sdk  # the SDK as the app loads it: only what is used
-
-        picode.ai.lazy_sdk.install()
+        # The finders the providers load their SDK with: only what a request uses.
+        import picode.ai.providers
     for module in modules:
         try:
             importlib.import_module(module)
