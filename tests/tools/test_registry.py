@@ -22,6 +22,16 @@ def test_all_tools_are_built_in_order(tmp_path: Path) -> None:
         assert spec.parameters["properties"]
 
 
+def test_a_schema_is_built_once_and_has_no_titles(tmp_path: Path) -> None:
+    """Every request sends every schema: two sessions' tools share one schema per tool."""
+    first, second = coding_tools(tmp_path), coding_tools(tmp_path / "other")
+    for one, other in zip(first, second, strict=True):
+        assert tool_spec(one).parameters is tool_spec(other).parameters
+        schema = one.parameters
+        assert "title" not in schema
+        assert all("title" not in prop for prop in schema["properties"].values())
+
+
 def test_a_subset_follows_the_requested_order(tmp_path: Path) -> None:
     assert [t.name for t in coding_tools(tmp_path, names=["ls", "read", "ls"])] == ["ls", "read"]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -178,7 +179,10 @@ def require_arguments(arguments: dict[str, Any], required: Iterable[Any]) -> dic
     return arguments
 
 
+@cache
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """``model``'s JSON schema without pydantic's titles. Built once per model: every request
+    sends every tool's schema (pydantic builds one in ~0.5 ms). Shared: read, never change."""
     schema = model.model_json_schema()
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():

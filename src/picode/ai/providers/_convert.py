@@ -14,6 +14,7 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from picode.ai.models import Model
 from picode.ai.types import (
@@ -194,3 +195,11 @@ def _orphan_result_as_user(message: ToolResultMessage) -> UserMessage:
     note = f"(Result of the '{message.tool_name}' tool; its call is no longer in the history)"
     blocks: list[UserContent] = [TextContent(note), *message.content]
     return UserMessage(blocks, message.timestamp)
+
+
+def object_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+    """A tool's parameters as an object schema, which the Anthropic and Responses APIs
+    require of ``input_schema``/``parameters``."""
+    if parameters.get("type") == "object":
+        return parameters
+    return {"properties": {}, **parameters, "type": "object"}

@@ -22,6 +22,7 @@ from picode.ai.options import StreamOptions
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
+    object_schema,
     prepare_history,
     same_model,
     sanitize_tool_call_id,
@@ -197,7 +198,7 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
             {
                 "name": tool.name,
                 "description": tool.description,
-                "input_schema": _object_schema(tool.parameters),
+                "input_schema": object_schema(tool.parameters),
             }
             for tool in context.tools
         ]
@@ -219,12 +220,6 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
         # still takes it.
         params["extra_body"] = {"temperature": options.temperature}
     return params
-
-
-def _object_schema(parameters: dict[str, Any]) -> dict[str, Any]:
-    if parameters.get("type") == "object":
-        return parameters
-    return {"properties": {}, **parameters, "type": "object"}
 
 
 def convert_messages(context: Context, model: Model) -> list[dict[str, Any]]:

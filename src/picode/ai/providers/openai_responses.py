@@ -27,6 +27,7 @@ from picode.ai.options import StreamOptions
 from picode.ai.partial_json import parse_streaming_json
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
+from picode.ai.providers._convert import object_schema
 from picode.ai.providers._openai_post import post_stream
 from picode.ai.providers._openai_responses_history import convert_input
 from picode.ai.thinking import thinking_request
@@ -116,7 +117,7 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
                 "type": "function",
                 "name": tool.name,
                 "description": tool.description,
-                "parameters": _object_schema(tool.parameters),
+                "parameters": object_schema(tool.parameters),
                 # picode's schemas are ordinary JSON Schema, not the strict subset.
                 "strict": False,
             }
@@ -133,12 +134,6 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
     if options.session_id:
         params["prompt_cache_key"] = options.session_id
     return params
-
-
-def _object_schema(parameters: dict[str, Any]) -> dict[str, Any]:
-    if parameters.get("type") == "object":
-        return parameters
-    return {"properties": {}, **parameters, "type": "object"}
 
 
 def reasoning_signature(item: Json) -> str | None:
