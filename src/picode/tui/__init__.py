@@ -37,10 +37,12 @@ def run_tui(
 
     pause_collector()  # until the session is open and the SDK imported (warmup.py)
     from picode.tui.app import PicodeApp
+    from picode.tui.callbacks import count_bound_methods_once
     from picode.tui.config import TuiConfig
     from picode.tui.terminal_keys import enable_alt_enter
 
     enable_alt_enter()
+    count_bound_methods_once()
     config = TuiConfig.deferred(view, prepare)
     config.assess_trust = assess_trust
     config.initial_prompt = initial_prompt or None
