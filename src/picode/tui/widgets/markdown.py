@@ -23,7 +23,6 @@ from textual.message import Message
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
-from textual.timer import Timer
 
 from picode.ai.untrusted import safe
 from picode.tui.widgets.md_layout import (
@@ -44,10 +43,11 @@ from picode.tui.widgets.md_render import (
     render_block,
     render_markdown,
 )
+from picode.tui.widgets.pacing import FRAME_S, Due, on_beat, point_at_or_after
 from picode.tui.widgets.steady import KeepsDrawnLines
 
 #: The shortest time between two flushes of a streaming reply (about one frame).
-FLUSH_INTERVAL = 1 / 30
+FLUSH_INTERVAL = FRAME_S
 #: Drawn lines kept for repainting: a few screens. Every line of a long reply kept drawn
 #: would be hundreds of thousands of small objects for the garbage collector to walk.
 STRIP_CACHE_LINES = 256
@@ -294,8 +294,9 @@ class StreamingMarkdown(MarkdownView):
         self._flush_posted = False
         #: A flush is waiting for the frame that shows it: the next one is timed from it.
         self._painting = False
-        self._timer: Timer | None = None
-        self._next_flush = 0.0
+        self._timer: Due | None = None
+        #: The point of the beat (pacing.py) the next flush is due at, at the earliest.
+        self._next_point = 0
         self._finished = False
         self.text_length = 0
         if markdown:
@@ -313,7 +314,9 @@ class StreamingMarkdown(MarkdownView):
             return
         self._buffer.append(fragment)
         self.text_length += len(fragment)
-        if not self._flush_posted:
+        # A flush already timed (or the frame it waits for) takes this fragment along: a
+        # message per delta would only be dispatched to be dropped.
+        if not (self._flush_posted or self._timer is not None or self._painting):
             self._flush_posted = True
             self.post_message(FlushMarkdown())
 
@@ -323,7 +326,7 @@ class StreamingMarkdown(MarkdownView):
             return
         self._finished = True
         if self._timer is not None:
-            self._timer.stop()
+            self._timer.cancel()
             self._timer = None
         self._take_buffer()
         if self._env.get("references"):
@@ -342,15 +345,18 @@ class StreamingMarkdown(MarkdownView):
         self._flush_when_due()
 
     def _flush_when_due(self) -> None:
-        wait = self._next_flush - time.monotonic()
-        if wait > 0:
-            self._timer = self.set_timer(wait, self._on_timer)
+        if not self._next_point:
+            self.flush()  # the reply's first text: at once
             return
-        self.flush()
+        # On the beat, also when the point is past (the frame came late): a flush off it
+        # would be a frame of its own next to the spinner's.
+        point = max(self._next_point, point_at_or_after(time.monotonic()))
+        self._timer = on_beat(point, self._on_timer)
 
     def _on_timer(self) -> None:
         self._timer = None
-        if not self._finished:
+        # The beat is the event loop's, not the widget's: it may have gone meanwhile.
+        if not self._finished and self.is_attached:
             self.flush()
 
     def flush(self) -> None:
@@ -367,8 +373,13 @@ class StreamingMarkdown(MarkdownView):
     def _painted(self, started: float) -> None:
         self._painting = False
         spent = time.monotonic() - started
-        self._next_flush = started + max(FLUSH_INTERVAL, 2 * spent)
-        if self._buffer and not self._finished and self._timer is None:
+        # On the beat the spinner ticks on (pacing.py): the first point of it at least
+        # half an interval away, so no more than one flush per point.
+        due = started + max(FLUSH_INTERVAL, 2 * spent) - FLUSH_INTERVAL / 2
+        self._next_point = point_at_or_after(due)
+        # Kept on the beat while the reply streams: fragments that come before the point
+        # are flushed there, with the spinner's tick if one is due.
+        if not self._finished and self._timer is None:
             self._flush_when_due()
 
     def _take_buffer(self) -> None:

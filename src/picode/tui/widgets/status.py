@@ -8,13 +8,12 @@ from collections.abc import Callable
 from typing import Literal
 
 from textual.content import Content
-from textual.timer import Timer
 from textual.widget import Widget
 
 from picode.ai.untrusted import safe
+from picode.tui.widgets.pacing import Due, next_tick_point, on_beat, tick_count
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-TICK_S = 0.1
 
 NoticeLevel = Literal["info", "warning", "error"]
 _LEVEL_STYLE: dict[str, str] = {"info": "$muted", "warning": "$warning", "error": "$tool-error"}
@@ -54,10 +53,9 @@ class StatusLine(Widget):
         self.retry_deadline: float | None = None
         self.retry_attempt = (0, 0)
         self.notice: tuple[str, NoticeLevel] | None = None
-        self._ticker: Timer | None = None
+        self._ticker: Due | None = None
 
     def on_mount(self) -> None:
-        self._ticker = self.set_interval(TICK_S, self.refresh, pause=True)
         self._sync_ticker()
 
     @property
@@ -111,7 +109,9 @@ class StatusLine(Widget):
             )
         elif self.working_since is not None:
             elapsed = now - self.working_since
-            frame = SPINNER[int(elapsed / TICK_S) % len(SPINNER)]
+            # Counted on the clock's ticks (pacing.py), from the first frame.
+            ticks = tick_count(now) - tick_count(self.working_since)
+            frame = SPINNER[ticks % len(SPINNER)]
             parts.append(
                 Content.assemble(
                     (f"{frame} ", "$primary"),
@@ -132,9 +132,23 @@ class StatusLine(Widget):
         self.refresh()
 
     def _sync_ticker(self) -> None:
-        if self._ticker is None:
+        if not self.is_mounted:
             return
         if self.working_since is not None or self.retry_deadline is not None:
-            self._ticker.resume()
-        else:
-            self._ticker.pause()
+            if self._ticker is None:
+                self._schedule_tick()
+        elif self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    def _schedule_tick(self) -> None:
+        # On the beat shared with the reply's flushes (pacing.py): a tick due with a flush
+        # is drawn in the flush's frame.
+        self._ticker = on_beat(next_tick_point(time.monotonic()), self._tick)
+
+    def _tick(self) -> None:
+        self._ticker = None
+        working = self.working_since is not None or self.retry_deadline is not None
+        if working and self.is_attached:
+            self.refresh()
+            self._schedule_tick()
