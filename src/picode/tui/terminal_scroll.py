@@ -142,10 +142,14 @@ class ScrollingCompositor(Compositor):
             if not shown:
                 continue
             left, right = shown.x, shown.right
+            # Rows painted here, less those where widgets in front filled every chop
+            # this one would: a container behind its children (the screen, the
+            # transcript, a message) is drawn only where it shows.
             rows = [
                 y
                 for y in range(max(0, shown.y), min(height, shown.bottom))
                 if any(x1 < right and x2 > left for x1, x2 in painted.get(y, ()))
+                and not _covered(chops[y], cuts[y], left, right)
             ]
             for first, count in _runs(rows):
                 strips = widget.render_lines(
@@ -313,6 +317,13 @@ def _rows_apart(shown: Region, was: Region) -> list[Region]:
     x, width = shown.x, shown.width
     top, bottom = sorted((shown.y, was.y)), sorted((shown.bottom, was.bottom))
     return [Region(x, start, width, end - start) for start, end in (top, bottom) if end > start]
+
+
+def _covered(line: dict[int, Strip | None], cuts: list[int], left: int, right: int) -> bool:
+    """Every chop of ``line`` between ``left`` and ``right`` is filled already (a strip
+    divided at those cuts fills the chops starting at each but the last)."""
+    ends = [cut for cut in cuts if right >= cut >= left]
+    return all(line.get(cut) is not None for cut in ends[:-1])
 
 
 def _runs(rows: list[int]) -> list[tuple[int, int]]:
