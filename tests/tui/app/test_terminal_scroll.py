@@ -220,3 +220,42 @@ def test_something_drawn_over_the_transcript_stops_the_scrolling_while_it_is_the
             assert "drawn over" not in "\n".join(checker.screen.display)
 
     run(scenario())
+
+
+def test_a_scrolling_frame_draws_no_line_of_the_screen_hidden_behind_the_transcript(
+    tui: TuiHarness,
+) -> None:
+    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.01))
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            checker, compositor = await _streaming(app, pilot)
+            painting = [False]
+            render_spans = compositor._render_spans
+
+            def spans_painted(spans: Any) -> Any:
+                painting[0] = True
+                try:
+                    return render_spans(spans)
+                finally:
+                    painting[0] = False
+
+            compositor._render_spans = spans_painted  # type: ignore[method-assign]
+            screen = app.screen
+            render_lines = screen.render_lines
+            drawn: list[int] = []
+
+            def screen_lines(crop: Any) -> Any:
+                if painting[0]:
+                    drawn.append(crop.height)
+                return render_lines(crop)
+
+            screen.render_lines = screen_lines  # type: ignore[method-assign]
+            before = compositor.scrolled_frames
+            await _to_the_end(app, pilot)
+            assert compositor.scrolled_frames > before + 5
+            assert drawn == []  # covered everywhere the frames paint
+            assert checker.mismatches == []
+
+    run(scenario())
