@@ -46,7 +46,8 @@ from picode.tui.widgets.md_render import (
 from picode.tui.widgets.pacing import FRAME_S, Due, on_beat, point_at_or_after
 from picode.tui.widgets.steady import KeepsDrawnLines
 
-#: The shortest time between two flushes of a streaming reply (about one frame).
+#: The shortest time between two flushes of a streaming reply: a step of the beat it
+#: shares with the spinner (pacing.py).
 FLUSH_INTERVAL = FRAME_S
 #: Drawn lines kept for repainting: a few screens. Every line of a long reply kept drawn
 #: would be hundreds of thousands of small objects for the garbage collector to walk.
