@@ -47,7 +47,9 @@ def count_bound_methods_once() -> None:
     """Install ``counting_bound_methods_once`` in Textual (once)."""
     from textual import _callback
 
-    current = _callback._count_parameters
+    current = getattr(_callback, "_count_parameters", None)
+    if current is None:
+        return  # another Textual: its callbacks are counted its own way
     if not hasattr(current, "__wrapped__"):
         patched = counting_bound_methods_once(current)
         patched.__wrapped__ = current  # type: ignore[attr-defined]

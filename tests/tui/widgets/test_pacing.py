@@ -241,3 +241,11 @@ def test_textual_passes_what_it_passed_before_once_installed() -> None:
     assert count_parameters(partial(target.two)) == 2
     assert count_parameters(partial(target.none)) == 0
     assert count_parameters(partial(target.two, 1)) == 1
+
+
+def test_a_textual_without_the_counting_function_is_left_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delattr(_callback, "_count_parameters")
+    count_bound_methods_once()  # nothing to wrap: no error, nothing added
+    assert not hasattr(_callback, "_count_parameters")
