@@ -15,6 +15,8 @@ when the body ends is not dispatched, as the specification says
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable, Callable
+
 #: One dispatched event: its ``event`` field (None when it had none) and its data lines
 #: joined with LF.
 SseEvent = tuple[bytes | None, bytes]
@@ -65,3 +67,19 @@ class SseDecoder:
     def end(self) -> list[SseEvent]:
         """The body ended: a CR held back for its LF was a line end of its own."""
         return self.feed(b"\n") if self._pending.endswith(b"\r") else []
+
+
+async def read_events(
+    chunks: AsyncIterable[bytes], handle: Callable[[bytes | None, bytes], object]
+) -> bool:
+    """Decode the body's events and call ``handle(name, data)`` for each as it completes.
+
+    True once ``handle`` returned a true value (the reading stops there: the caller closes
+    or drains the rest); False when the body ended first. A failed read is left as the
+    HTTP client raised it."""
+    decoder = SseDecoder()
+    async for chunk in chunks:
+        for name, data in decoder.feed(chunk):
+            if handle(name, data):
+                return True
+    return any(handle(name, data) for name, data in decoder.end())

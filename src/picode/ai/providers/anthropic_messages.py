@@ -31,7 +31,7 @@ from picode.ai.providers._convert import (
     without_images,
 )
 from picode.ai.providers._json_body import encode_body
-from picode.ai.providers._sse import SseDecoder, SseEvent
+from picode.ai.providers._sse import read_events
 from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
@@ -104,22 +104,18 @@ async def _read_events(
     are skipped, an ``error`` event is raised as the SDK's status error (the error mapping
     reads its body). A failed read is left as the HTTP client raised it: picode's error
     mapping classifies transport failures by the exception types in the chain."""
-    decoder = SseDecoder()
     handle = state.handle
     loads = json.loads
 
-    def dispatch(events: list[SseEvent]) -> None:
-        for name, data in events:
-            if name is None or name == b"ping":
-                continue
-            if name == b"error":
-                raise _stream_error(client, stream, data)
-            if data:
-                handle(loads(data))
+    def dispatch(name: bytes | None, data: bytes) -> None:
+        if name is None or name == b"ping":
+            return
+        if name == b"error":
+            raise _stream_error(client, stream, data)
+        if data:
+            handle(loads(data))
 
-    async for chunk in stream.response.aiter_bytes():
-        dispatch(decoder.feed(chunk))
-    dispatch(decoder.end())
+    await read_events(stream.response.aiter_bytes(), dispatch)
 
 
 def _stream_error(client: AsyncAnthropic, stream: AsyncStream[Any], data: bytes) -> Exception:

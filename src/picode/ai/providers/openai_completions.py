@@ -5,12 +5,13 @@ what those servers actually send: reasoning under ``reasoning_content`` or ``rea
 tool calls keyed by index with the id and name on the first fragment only, usage on a
 chunk with no choices, and an ``{"error": ...}`` chunk for failures mid-stream.
 
-The SDK swallows ``[DONE]``, so the finish reason is this API's end marker: a stream that
-stops before any choice carried one ends as an error.
+``[DONE]`` only ends the reading, so the finish reason is this API's end marker: a stream
+that stops before any choice carried one ends as an error.
 
-The request goes out through the SDK's client (auth, headers, retries off, timeouts, SSE
-framing, HTTP errors and an ``{"error": ...}`` chunk raised as ``APIError`` are the SDK's),
-but its chunks are read as the JSON the server sent, as the Responses provider does:
+The request goes out through the SDK's client (auth, headers, retries off, timeouts and
+HTTP errors are the SDK's), but its chunks are read off the response by picode as the JSON
+the server sent, an ``{"error": ...}`` chunk raised as the SDK's ``APIError``
+(``_openai_post``), as the Responses provider does:
 ``chat.completions.create`` would import the SDK's chat resources and types, walk the
 request's typed-dict annotations and build a pydantic object per chunk, ~80 ms of CPU on
 the way to the first answer that the request does not need.
@@ -39,7 +40,7 @@ from picode.ai.providers._convert import (
     user_blocks,
     without_images,
 )
-from picode.ai.providers._openai_post import post_stream
+from picode.ai.providers._openai_post import post_stream, read_events
 from picode.ai.thinking import thinking_request
 from picode.ai.types import (
     AssistantMessage,
@@ -81,9 +82,7 @@ async def produce(
     stream = await post_stream(client, "/chat/completions", build_params(model, context, options))
     state = _ChunkState(out)
     async with stream:
-        async for chunk in stream:
-            if isinstance(chunk, dict):
-                state.handle(chunk)
+        await read_events(stream, state.handle)
     state.finish()
 
 

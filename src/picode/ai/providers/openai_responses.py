@@ -1,11 +1,12 @@
 """The ``openai-responses`` provider: OpenAI's Responses API through the official SDK.
 
-The request goes out through the SDK's client (auth, headers, retries off, timeouts, SSE
-framing and HTTP errors are the SDK's), but its events are read as the JSON the service
-sent: the SDK's typed events are a union of ~100 pydantic models whose validators take
-0.3-0.4 s to build on first use, which a person typing at once after launch would wait
-for. The raw stream is mapped output item by output item onto the builder, dispatched on
-the ``type`` string; events of a type this code does not know are ignored.
+The request goes out through the SDK's client (auth, headers, retries off, timeouts and
+HTTP errors are the SDK's), but its events are read off the response by picode as the
+JSON the service sent (``_openai_post``): the SDK's typed events are a union of ~100
+pydantic models whose validators take 0.3-0.4 s to build on first use, which a person
+typing at once after launch would wait for. The raw stream is mapped output item by
+output item onto the builder, dispatched on the ``type`` string; events of a type this
+code does not know are ignored.
 
 Requests are stateless (``store=False``): reasoning items come back with their
 ``encrypted_content`` and are kept, as JSON, in the thinking block's signature so the next
@@ -28,7 +29,7 @@ from picode.ai.partial_json import parse_streaming_json
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import object_schema
-from picode.ai.providers._openai_post import post_stream
+from picode.ai.providers._openai_post import post_stream, read_events
 from picode.ai.providers._openai_responses_history import convert_input
 from picode.ai.thinking import thinking_request
 from picode.ai.types import Context, TextContent, ThinkingContent
@@ -47,14 +48,12 @@ async def produce(
     state = _StreamState(out)
     async with stream:
         try:
-            async for event in stream:
-                if isinstance(event, dict) and state.handle(event):
-                    # A terminal event: nothing after it matters, and waiting for the
-                    # server to close the body would only delay the turn.
-                    break
+            # A terminal event ends the reading: nothing after it matters, and waiting
+            # for the server to close the body would only delay the turn.
+            await read_events(stream, state.handle)
         except APIError as exc:
-            # The SDK raises a bare APIError for an ``error`` event shaped
-            # {"error": {...}}; word it like the flat shape.
+            # A bare APIError is an ``error`` event shaped {"error": {...}} (see
+            # ``read_events``); word it like the flat shape.
             if type(exc) is not APIError or not isinstance(exc.body, dict):
                 raise
             out.fail(error_text(exc.body))
