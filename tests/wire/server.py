@@ -117,6 +117,11 @@ class WireServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def connection_count(self) -> int:
+        """Connections accepted so far: fewer than requests when the client reused one."""
+        return len(self._connections)
+
     def enqueue(self, *responses: Responder) -> None:
         with self._lock:
             self._queue.extend(responses)
