@@ -1,8 +1,8 @@
-"""The Anthropic provider's own cost: CPU per streamed delta, and what its first request loads.
+"""A provider's own cost: CPU per streamed delta, and what its first request loads.
 
-Each figure comes from a fresh interpreter running ``stream_simple`` through the
-``anthropic-messages`` provider against the wire test server on 127.0.0.1, with a consumer
-draining the stream:
+Each figure comes from a fresh interpreter running ``stream_simple`` through the ``--api``
+provider (``anthropic-messages``, ``openai-completions`` or ``openai-responses``) against
+the wire test server on 127.0.0.1, with a consumer draining the stream:
 
 - **one chunk**: a reply of ``--deltas`` text deltas sent at once: the decoding and mapping
   of the events alone;
@@ -18,8 +18,8 @@ replies after a warm-up one; the server's threads do not count. ``--compare SRC`
 another build the same way (its ``src`` folder first on ``PYTHONPATH``, same venv), the two
 builds in turns for ``--runs`` rounds; the table gives medians (min–max) over the rounds.
 
-Usage: python bench/anthropic_stream.py [--runs 5] [--compare OTHER/src]
-       [--deltas 2000] [--paced 400] [--reps 5]
+Usage: python bench/provider_stream.py [--api anthropic-messages] [--runs 5]
+       [--compare OTHER/src] [--deltas 2000] [--paced 400] [--reps 5]
 """
 
 from __future__ import annotations
@@ -37,6 +37,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: Per API: the SDK's top-level package, and a text that only its delta events contain.
+APIS = {
+    "anthropic-messages": ("anthropic", "text_delta"),
+    "openai-completions": ("openai", '"content": "abc "'),
+    "openai-responses": ("openai", "response.output_text.delta"),
+}
+
 
 def rss_mb() -> float:
     with open("/proc/self/status") as status:
@@ -48,7 +55,10 @@ def rss_mb() -> float:
 
 def child(args: argparse.Namespace) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
+    from tests.providers.models import wire_model
     from tests.wire.anthropic_protocol import AnthropicStream
+    from tests.wire.chat_protocol import ChatStream
+    from tests.wire.responses_protocol import ResponsesStream, usage
     from tests.wire.server import Chunk, Pause, WireResponse, WireServer
 
     from picode.ai.models import Model
@@ -56,15 +66,24 @@ def child(args: argparse.Namespace) -> dict[str, float]:
     from picode.ai.stream import stream_simple
     from picode.ai.types import Context, UserMessage
 
+    sdk, delta_mark = APIS[args.api]
+
+    def chunks(deltas: int) -> list[Chunk]:
+        pieces = ["abc "] * deltas
+        if args.api == "anthropic-messages":
+            return AnthropicStream().text(*pieces).stop().body()
+        if args.api == "openai-completions":
+            return ChatStream().text(*pieces).end("stop").body()
+        return ResponsesStream().created().message(pieces).completed(usage(10, deltas)).chunks
+
     def one_chunk(deltas: int) -> WireResponse:
-        chunks = AnthropicStream().text(*["abc "] * deltas).stop().body()
-        return WireResponse(body=["".join(c for c in chunks if isinstance(c, str))])
+        return WireResponse(body=["".join(c for c in chunks(deltas) if isinstance(c, str))])
 
     def paced(deltas: int) -> WireResponse:
         body: list[Chunk] = []
-        for chunk in AnthropicStream().text(*["abc "] * deltas).stop().body():
+        for chunk in chunks(deltas):
             body.append(chunk)
-            if isinstance(chunk, str) and "text_delta" in chunk:
+            if isinstance(chunk, str) and delta_mark in chunk:
                 body.append(Pause(0.003))
         return WireResponse(body=body)
 
@@ -78,10 +97,8 @@ def child(args: argparse.Namespace) -> dict[str, float]:
         assert message.stop_reason == "stop", message.error_message
         return time.thread_time() - started
 
-    async def run(url: str) -> dict[str, float]:
-        model = Model(
-            id="bench", name="bench", api="anthropic-messages", provider="anthropic", base_url=url
-        )
+    async def run(wire: WireServer) -> dict[str, float]:
+        model = wire_model(args.api, wire, reasoning=False)
         before = set(sys.modules)
         wire.enqueue(one_chunk(10))
         started = time.process_time()  # all threads: the SDK is imported off the loop
@@ -90,7 +107,7 @@ def child(args: argparse.Namespace) -> dict[str, float]:
         result = {
             "first_ms": (time.process_time() - started) * 1e3,
             "modules": float(len(loaded)),
-            "sdk_modules": float(sum(1 for m in loaded if m.split(".")[0] == "anthropic")),
+            "sdk_modules": float(sum(1 for m in loaded if m.split(".")[0] == sdk)),
             "rss_mb": rss_mb(),
         }
         for name, body, deltas in (
@@ -106,7 +123,7 @@ def child(args: argparse.Namespace) -> dict[str, float]:
         return result
 
     with WireServer() as wire:
-        return asyncio.run(run(wire.url))
+        return asyncio.run(run(wire))
 
 
 def measure(src: Path | None, args: argparse.Namespace) -> dict[str, float]:
@@ -114,7 +131,8 @@ def measure(src: Path | None, args: argparse.Namespace) -> dict[str, float]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
-    command = [sys.executable, __file__, "--child", "--deltas", str(args.deltas)]
+    command = [sys.executable, __file__, "--child", "--api", args.api]
+    command += ["--deltas", str(args.deltas)]
     command += ["--paced", str(args.paced), "--reps", str(args.reps)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -126,7 +144,7 @@ ROWS = (
     ("paced_us", "CPU per delta, paced 3 ms apart (µs)", 1),
     ("first_ms", "CPU of the first request, SDK import included (ms)", 0),
     ("modules", "modules imported by the first request", 0),
-    ("sdk_modules", "of which the SDK's (`anthropic.*`)", 0),
+    ("sdk_modules", "of which the SDK's", 0),
     ("rss_mb", "RSS after the first request (MB)", 1),
 )
 
@@ -138,6 +156,7 @@ def cell(values: list[float], digits: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--api", choices=sorted(APIS), default="anthropic-messages")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--deltas", type=int, default=2000)
     parser.add_argument("--paced", type=int, default=400)
@@ -159,6 +178,7 @@ def main() -> None:
         for name, src in builds:
             results[name].append(measure(src, args))
     print(machine())
+    print(f"\nAPI: {args.api}")
     print(f"\n{args.runs} rounds, builds in turns; median (min–max) over the rounds.\n")
     header = " | ".join(name for name, _ in builds)
     print(f"| measure | {header} |" + (" ratio |" if args.compare else ""))
