@@ -159,7 +159,9 @@ def _is_submodule(module: ModuleType, name: str) -> bool:
     return bool(path) and importlib.machinery.PathFinder.find_spec(full, path) is not None
 
 
-class _LazyPackageLoader(importlib.abc.Loader):
+class _WrappingLoader(importlib.abc.Loader):
+    """Creates the module as the real loader does; how it runs is the subclass's."""
+
     def __init__(self, real: importlib.abc.Loader, origin: str) -> None:
         self._real = real
         self._origin = origin
@@ -167,6 +169,8 @@ class _LazyPackageLoader(importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return self._real.create_module(spec)
 
+
+class _LazyPackageLoader(_WrappingLoader):
     def exec_module(self, module: ModuleType) -> None:
         try:
             with open(self._origin, encoding="utf-8") as file:
@@ -179,16 +183,9 @@ class _LazyPackageLoader(importlib.abc.Loader):
         setattr(module, "__getattr__", _Resolver(module, index, self._real))  # noqa: B010
 
 
-class _DeferredModuleLoader(importlib.abc.Loader):
+class _DeferredModuleLoader(_WrappingLoader):
     """A module of functions and definitions only, run on first use of any name; until then
     each top-level function is a stand-in that runs the module and calls the real one."""
-
-    def __init__(self, real: importlib.abc.Loader, origin: str) -> None:
-        self._real = real
-        self._origin = origin
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._real.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         functions = _functions_of_definitions_only(self._origin)
