@@ -117,7 +117,7 @@ def project_gates(
             gates.append(gate)
     thinking, user_thinking = project.get("thinking"), user_value(("thinking",)) or "off"
     if _higher_thinking(thinking, user_thinking):
-        what = f"raises thinking from {user_thinking!r} to {thinking!r}: longer, costlier replies"
+        what = f"raises thinking from {user_thinking!r} to {thinking!r} (costlier replies)"
         gates.append(Gate(("thinking",), what, thinking))
     approval = project.get("approval")
     if looser_approval(approval, user_approval):
@@ -153,7 +153,7 @@ def _model_gate(model: str, user_model: object, known_providers: set[str]) -> Ga
             model,
         )
     yours = repr(user_model) if isinstance(user_model, str) else "picode's choice"
-    return Gate(loc, f"makes {model!r} the default model (yours: {yours}): another bill", model)
+    return Gate(loc, f"chooses the model {model!r} (yours: {yours})", model)
 
 
 def _higher_thinking(project: object, user: object) -> bool:
