@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from picode.ai.providers.faux import text_turn
+from picode.ai.providers.faux import FauxText, FauxTurn, text_turn
 from picode.tui import gc_pause
+from picode.tui.controllers import router
 from tests.tui.conftest import SIZE, TuiHarness, run, type_text, wait_until
 
 
@@ -63,9 +64,10 @@ def test_without_a_freeze_since_the_last_sweep_a_sweep_does_nothing() -> None:
     assert ref() is not None
 
 
-def test_the_garbage_frozen_before_a_reply_is_collected_once_it_is_shown(
-    tui: TuiHarness,
+def test_the_garbage_frozen_before_a_reply_is_collected_a_moment_after_it_is_shown(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(router, "SWEEP_AFTER_S", 0.3)
     faux = tui.faux(text_turn("answer"))
     app = tui.app(faux)
 
@@ -78,8 +80,37 @@ def test_the_garbage_frozen_before_a_reply_is_collected_once_it_is_shown(
             assert ref() is not None
             await type_text(pilot, "hello")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: faux.requests, what="the request")
+            await wait_until(pilot, lambda: not app.status.is_working, what="the reply")
+            assert ref() is not None  # not as the reply lands: a key may follow at once
             await wait_until(pilot, lambda: ref() is None, what="the sweep after the reply")
-            assert not app.status.is_working
+
+    run(scenario())
+
+
+def test_no_sweep_while_a_run_is_under_way(
+    tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full collection mid-reply would stall its stream: the next run's end sweeps."""
+    monkeypatch.setattr(router, "SWEEP_AFTER_S", 0.6)
+    faux = tui.faux(
+        text_turn("first"), FauxTurn([FauxText("second " * 40)], chunk_size=4, delay=0.02)
+    )
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None, what="the session")
+            await pilot.pause()
+            ref = frozen_garbage()
+            await type_text(pilot, "one")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: not app.status.is_working, what="the first reply")
+            await type_text(pilot, "two")
+            await pilot.press("enter")  # the second run starts before the sweep is due
+            await wait_until(pilot, lambda: app.status.is_working, what="the second run")
+            await wait_until(pilot, lambda: not app.status.is_working, what="the second reply")
+            # The first run's timer fired during the second (~1.4 s) and left the sweep owed.
+            assert ref() is not None and gc_pause.sweep_owed()
+            await wait_until(pilot, lambda: ref() is None, what="the sweep after the second")
 
     run(scenario())

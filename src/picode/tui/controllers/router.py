@@ -75,6 +75,8 @@ if TYPE_CHECKING:
     from picode.tui.widgets.transcript import IndexedEntry, Transcript
 
 INTERRUPTED_TEXT = "Interrupted"
+#: How long after a run ends the garbage start-up froze is collected (``gc_pause``).
+SWEEP_AFTER_S = 2.0
 #: What a reply cut at the output limit says, and what the person can do about it.
 LENGTH_TEXT = (
     "The reply stopped at the model's output limit ({limit:,} tokens). Type “continue” to "
@@ -146,6 +148,10 @@ class EventRouter:
             self.status.stop_working()
             self._show_interrupted()
 
+    def _sweep_when_idle(self) -> None:
+        if not self.status.is_working:  # else the next run's end asks again
+            gc_pause.sweep_frozen_garbage()
+
     def handle(self, event: AnySessionEvent) -> None:
         match event:
             case AgentStart():
@@ -157,8 +163,10 @@ class EventRouter:
                     self.current = None
                     self.tools.clear()
                     self.host.refresh_footer()
-                # Once the reply is on screen: nothing waits for the collector then.
-                self.transcript.app.call_after_refresh(gc_pause.sweep_frozen_garbage)
+                if gc_pause.sweep_owed():
+                    # A full pass (70-140 ms): not as the reply lands, when the person may
+                    # type at once, but once it has been read a moment and nothing runs.
+                    self.transcript.app.set_timer(SWEEP_AFTER_S, self._sweep_when_idle)
             case MessageStart(message=UserMessage() as message):
                 self.user_messages += 1
                 self.transcript.add(UserMessageView.of(message), self._next_index())
