@@ -57,40 +57,30 @@ async def produce(
     client = await _client(model, options)
     params = build_params(model, context, options)
     state = _StreamState(out)
-    if builtin_provider_spec(model.provider).get("client"):
-        # Bedrock and Vertex rewrite the body on its way (the model goes into the URL), and
-        # Bedrock's events are not SSE: their SDK stream decodes them, as plain JSON.
-        stream = await _post_platform(client, params)
-        async with stream:
-            async for event in stream:
-                state.handle(event)
-        return
-    stream = await _post(client, params)
+    platform = bool(builtin_provider_spec(model.provider).get("client"))
+    stream = await _post(client, params, platform=platform)
     # Leaving the block closes the connection at once, however it is left (Esc cancels).
     async with stream:
-        await _read_events(client, stream, state)
+        if platform:
+            # Bedrock's events are not SSE: its SDK stream decodes them, as plain JSON.
+            async for event in stream:
+                state.handle(event)
+        else:
+            await _read_events(client, stream, state)
 
 
-async def _post(client: AsyncAnthropic, params: dict[str, Any]) -> AsyncStream[Any]:
-    """``messages.create`` with the body encoded by picode (``_json_body``): the params are
-    wire-format already, and the SDK's copy of the whole history is skipped. The stream
-    returned is only the holder of the open response: it is never iterated."""
+async def _post(client: Any, params: dict[str, Any], *, platform: bool) -> AsyncStream[Any]:
+    """``messages.create`` as a streamed POST whose events are plain JSON (``cast_to=object``).
+
+    The body is encoded by picode (``_json_body``: the params are wire-format already, and
+    the SDK's copy of the whole history is skipped), except for Bedrock and Vertex
+    (``platform``), whose clients rewrite the body on its way (the model goes into the URL).
+    Off those, the stream returned only holds the open response: it is never iterated."""
     body = {**params, "stream": True}
     body.update(body.pop("extra_body", None) or {})
-    return await client.post(
-        "/v1/messages",
-        content=encode_body(body),
-        cast_to=object,
-        stream=True,
-        stream_cls=AsyncStream[object],
-    )
-
-
-async def _post_platform(client: Any, params: dict[str, Any]) -> AsyncStream[Any]:
-    body = {**params, "stream": True}
-    body.update(body.pop("extra_body", None) or {})
+    payload = {"body": body} if platform else {"content": encode_body(body)}
     stream: AsyncStream[Any] = await client.post(
-        "/v1/messages", body=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
+        "/v1/messages", cast_to=object, stream=True, stream_cls=AsyncStream[object], **payload
     )
     return stream
 
