@@ -4,7 +4,7 @@ moment shows, cell by cell with its colours."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pyte
@@ -124,6 +124,23 @@ async def _to_the_end(app: PicodeApp, pilot: Any) -> None:
     await pilot.pause()
 
 
+Scenario = Callable[[PicodeApp, Any, FrameChecker, ScrollingCompositor], Awaitable[None]]
+
+
+def _while_a_reply_streams(tui: TuiHarness, scenario: Scenario, delay: float = 0.01) -> None:
+    """Run ``scenario`` once a reply streaming at a model's pace scrolls the terminal
+    (``_streaming``), every frame checked."""
+    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=delay))
+    app = tui.app(faux)
+
+    async def streaming() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            checker, compositor = await _streaming(app, pilot)
+            await scenario(app, pilot, checker, compositor)
+
+    run(streaming())
+
+
 def test_a_streaming_reply_scrolls_the_terminal_and_every_frame_matches_a_full_repaint(
     tui: TuiHarness,
 ) -> None:
@@ -150,112 +167,100 @@ def test_a_streaming_reply_scrolls_the_terminal_and_every_frame_matches_a_full_r
 
 
 def test_scrolling_up_while_a_reply_streams_repaints_as_before(tui: TuiHarness) -> None:
-    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.004))
-    app = tui.app(faux)
+    async def scenario(
+        app: PicodeApp, pilot: Any, checker: FrameChecker, compositor: ScrollingCompositor
+    ) -> None:
+        press_now(app, "pageup", "pageup")
+        await wait_until(pilot, lambda: not app.transcript.following, what="scrolled up")
+        await pilot.pause(0.1)
+        scrolled = compositor.scrolled_frames
+        await pilot.pause(0.2)
+        # Held where the person scrolled to: nothing on screen moves, nothing scrolls.
+        assert compositor.scrolled_frames == scrolled
+        press_now(app, "ctrl+end")
+        await _to_the_end(app, pilot)
+        assert checker.mismatches == []
 
-    async def scenario() -> None:
-        async with app.run_test(size=SIZE) as pilot:
-            checker, compositor = await _streaming(app, pilot)
-            press_now(app, "pageup", "pageup")
-            await wait_until(pilot, lambda: not app.transcript.following, what="scrolled up")
-            await pilot.pause(0.1)
-            scrolled = compositor.scrolled_frames
-            await pilot.pause(0.2)
-            # Held where the person scrolled to: nothing on screen moves, nothing scrolls.
-            assert compositor.scrolled_frames == scrolled
-            press_now(app, "ctrl+end")
-            await _to_the_end(app, pilot)
-            assert checker.mismatches == []
-
-    run(scenario())
+    _while_a_reply_streams(tui, scenario, delay=0.004)
 
 
 def test_the_command_list_opening_while_a_reply_streams_keeps_the_screen_whole(
     tui: TuiHarness,
 ) -> None:
-    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.01))
-    app = tui.app(faux)
+    async def scenario(
+        app: PicodeApp, pilot: Any, checker: FrameChecker, _compositor: ScrollingCompositor
+    ) -> None:
+        # The list takes rows from the transcript: a smaller band scrolls on.
+        popup = app.completion_popup
+        assert popup is not None
+        press_now(app, "/")
+        await wait_until(pilot, lambda: popup.is_open, what="the list")
+        await pilot.pause(0.3)
+        press_now(app, "backspace")
+        await wait_until(pilot, lambda: not popup.is_open, what="the list to close")
+        await _to_the_end(app, pilot)
+        assert checker.mismatches == []
 
-    async def scenario() -> None:
-        async with app.run_test(size=SIZE) as pilot:
-            checker, _ = await _streaming(app, pilot)
-            # The list takes rows from the transcript: a smaller band scrolls on.
-            popup = app.completion_popup
-            assert popup is not None
-            press_now(app, "/")
-            await wait_until(pilot, lambda: popup.is_open, what="the list")
-            await pilot.pause(0.3)
-            press_now(app, "backspace")
-            await wait_until(pilot, lambda: not popup.is_open, what="the list to close")
-            await _to_the_end(app, pilot)
-            assert checker.mismatches == []
-
-    run(scenario())
+    _while_a_reply_streams(tui, scenario)
 
 
 def test_something_drawn_over_the_transcript_stops_the_scrolling_while_it_is_there(
     tui: TuiHarness,
 ) -> None:
-    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.01))
-    app = tui.app(faux)
+    async def scenario(
+        app: PicodeApp, pilot: Any, checker: FrameChecker, compositor: ScrollingCompositor
+    ) -> None:
+        over = Static("drawn over the transcript")
+        over.styles.overlay = "screen"
+        over.styles.position = "absolute"
+        over.styles.offset = (20, 6)
+        over.styles.width = 40
+        over.styles.height = 3
+        await app.screen.mount(over)
+        await pilot.pause(0.1)
+        scrolled = compositor.scrolled_frames
+        await pilot.pause(0.3)
+        assert compositor.scrolled_frames == scrolled  # repainted as Textual does
+        await over.remove()
+        await _to_the_end(app, pilot)
+        assert compositor.scrolled_frames > scrolled
+        assert checker.mismatches == []
+        assert "drawn over" not in "\n".join(checker.screen.display)
 
-    async def scenario() -> None:
-        async with app.run_test(size=SIZE) as pilot:
-            checker, compositor = await _streaming(app, pilot)
-            over = Static("drawn over the transcript")
-            over.styles.overlay = "screen"
-            over.styles.position = "absolute"
-            over.styles.offset = (20, 6)
-            over.styles.width = 40
-            over.styles.height = 3
-            await app.screen.mount(over)
-            await pilot.pause(0.1)
-            scrolled = compositor.scrolled_frames
-            await pilot.pause(0.3)
-            assert compositor.scrolled_frames == scrolled  # repainted as Textual does
-            await over.remove()
-            await _to_the_end(app, pilot)
-            assert compositor.scrolled_frames > scrolled
-            assert checker.mismatches == []
-            assert "drawn over" not in "\n".join(checker.screen.display)
-
-    run(scenario())
+    _while_a_reply_streams(tui, scenario)
 
 
 def test_a_scrolling_frame_draws_no_line_of_the_screen_hidden_behind_the_transcript(
     tui: TuiHarness,
 ) -> None:
-    faux = tui.faux(FauxTurn([FauxText(REPLY)], chunk_size=12, delay=0.01))
-    app = tui.app(faux)
+    async def scenario(
+        app: PicodeApp, pilot: Any, checker: FrameChecker, compositor: ScrollingCompositor
+    ) -> None:
+        painting = [False]
+        render_spans = compositor._render_spans
 
-    async def scenario() -> None:
-        async with app.run_test(size=SIZE) as pilot:
-            checker, compositor = await _streaming(app, pilot)
-            painting = [False]
-            render_spans = compositor._render_spans
+        def spans_painted(spans: Any) -> Any:
+            painting[0] = True
+            try:
+                return render_spans(spans)
+            finally:
+                painting[0] = False
 
-            def spans_painted(spans: Any) -> Any:
-                painting[0] = True
-                try:
-                    return render_spans(spans)
-                finally:
-                    painting[0] = False
+        compositor._render_spans = spans_painted  # type: ignore[method-assign]
+        screen = app.screen
+        render_lines = screen.render_lines
+        drawn: list[int] = []
 
-            compositor._render_spans = spans_painted  # type: ignore[method-assign]
-            screen = app.screen
-            render_lines = screen.render_lines
-            drawn: list[int] = []
+        def screen_lines(crop: Any) -> Any:
+            if painting[0]:
+                drawn.append(crop.height)
+            return render_lines(crop)
 
-            def screen_lines(crop: Any) -> Any:
-                if painting[0]:
-                    drawn.append(crop.height)
-                return render_lines(crop)
+        screen.render_lines = screen_lines  # type: ignore[method-assign]
+        before = compositor.scrolled_frames
+        await _to_the_end(app, pilot)
+        assert compositor.scrolled_frames > before + 5
+        assert drawn == []  # covered everywhere the frames paint
+        assert checker.mismatches == []
 
-            screen.render_lines = screen_lines  # type: ignore[method-assign]
-            before = compositor.scrolled_frames
-            await _to_the_end(app, pilot)
-            assert compositor.scrolled_frames > before + 5
-            assert drawn == []  # covered everywhere the frames paint
-            assert checker.mismatches == []
-
-    run(scenario())
+    _while_a_reply_streams(tui, scenario)
