@@ -6,6 +6,10 @@ child, not what the shell starts. So one small helper process, started on first 
 holds a list of live groups sent over a pipe; when picode dies the pipe ends and the
 helper SIGKILLs every group still listed. (In the sandbox bubblewrap does this itself:
 ``--die-with-parent`` plus its own PID namespace.)
+
+A group is only known once its shell exists, and a shell starts its jobs in a millisecond;
+picode killed in between would leave them running. So an unsandboxed command waits behind a
+``Gate`` until its group is listed, and never runs if picode dies first.
 """
 
 from __future__ import annotations
@@ -42,6 +46,43 @@ for group in groups:
     except OSError:
         pass
 """
+
+
+#: Waits for one line on stdin, then becomes the command with stdin empty again. End of
+#: file (picode gone before the group was listed) means the command never runs.
+_GATE_SCRIPT = 'IFS= read -r _ || exit 125; exec "$0" "$@" </dev/null'
+GATE_SHELL = "/bin/sh"
+
+
+class Gate:
+    """Holds a command at its start until ``open``; closing without opening cancels it."""
+
+    def __init__(self) -> None:
+        self.stdin, self._release = os.pipe()
+
+    @staticmethod
+    def wrap(argv: list[str]) -> list[str]:
+        return [GATE_SHELL, "-c", _GATE_SCRIPT, *argv]
+
+    def started(self) -> None:
+        """The command's process exists: only it may hold the reading end now."""
+        self._close_stdin()
+
+    def open(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._release, b"\n")
+        self.close()
+
+    def close(self) -> None:
+        self._close_stdin()
+        if self._release >= 0:
+            os.close(self._release)
+            self._release = -1
+
+    def _close_stdin(self) -> None:
+        if self.stdin >= 0:
+            os.close(self.stdin)
+            self.stdin = -1
 
 
 class Watchdog:

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal as signals
 import subprocess
 from collections.abc import Callable, Mapping
@@ -28,7 +29,7 @@ from picode.ai.abort import AbortSignal
 from picode.tools._files import format_size
 from picode.tools._output import OutputCapture, prune_old_logs
 from picode.tools._process import signal_group, terminate_group
-from picode.tools._watchdog import WATCHDOG
+from picode.tools._watchdog import WATCHDOG, Gate
 from picode.tools.sandbox import Sandbox, how_to_allow
 
 log = logging.getLogger(__name__)
@@ -203,9 +204,16 @@ class BashTool(BaseTool):
     ) -> tuple[ToolResult, str]:
         """Run once; the outcome is "ok", "failed" (non-zero exit) or "stopped"."""
         shell = self.shell or user_shell()
+        if shutil.which(shell) is None:
+            raise ToolError(f"Cannot start {shell}: no such program.")
         argv = [shell, "-c", args.command]
+        # Inside the sandbox bwrap dies with picode and takes its PID namespace along.
+        watched = sandbox is None
+        gate = Gate() if watched else None
         if sandbox is not None:
             argv = sandbox.wrap(argv, self.cwd)
+        elif gate is not None:
+            argv = gate.wrap(argv)
         capture = OutputCapture(self.max_lines, self.max_bytes)
         updates = ThrottledUpdates(
             on_update, lambda: self._partial(capture), UPDATE_INTERVAL_SECONDS
@@ -219,19 +227,25 @@ class BashTool(BaseTool):
                 *argv,
                 cwd=self.cwd,
                 env=self.env,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL if gate is None else gate.stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         except OSError as exc:
+            if gate is not None:
+                gate.close()
             raise ToolError(f"Cannot start {argv[0]}: {exc.strerror or exc}.") from None
+        except BaseException:
+            if gate is not None:
+                gate.close()
+            raise
         # start_new_session makes the shell (or bwrap) a session and group leader.
         pgid = transport.get_pid()
-        # Inside the sandbox bwrap dies with picode and takes its PID namespace along.
-        watched = sandbox is None
-        if watched:
+        if gate is not None:
+            gate.started()
             WATCHDOG.watch(pgid)
+            gate.open()
         stop = asyncio.Event()
         stop_reason: list[str] = []
 
