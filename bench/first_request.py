@@ -22,6 +22,11 @@ screen and speaking through the official SDK must do. Target (issue 36): launch 
 ``OTHER/src``), put first on ``PYTHONPATH`` for its runs (the SDKs and Textual are this
 environment's).
 
+picode's cache folder (what it keeps between starts, e.g. the compiled dataclass methods)
+is one per build for the whole run, as a person's is, and each build is launched once,
+unmeasured, before the first run: the figures are those of a second start onwards.
+``--cold`` gives every run an empty cache folder instead (a first start on a machine).
+
 ``--anchors DIR``: also pi (``@mariozechner/pi-coding-agent``) and Claude Code
 (``@anthropic-ai/claude-code``), installed with ``npm install --prefix DIR``, the same way
 for the Anthropic API (same server, same reply, prompt typed when their prompt is ready).
@@ -45,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.cli.apis import DRIVERS, AnthropicDriver, ApiDriver, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import ENTER, Terminal
+from tests.cli.terminal import CTRL_C, ENTER, Terminal
 from tests.wire.server import WireServer
 
 from _stats import Summary, fmt, machine, verdict
@@ -120,11 +125,18 @@ def one_run(
     args: list[str] | None = None,
     ready_text: bytes = "sk picode…".encode(),
     env_extra: Callable[[dict[str, str]], None] | None = None,
+    cache: Path | None = None,
+    quit_after: bool = False,
 ) -> tuple[float, float, float, float, float]:
     """(launch → prompt ready, Enter → request, launch → request, launch → last line, CPU
-    time until the last line)."""
+    time until the last line). ``cache``: the cache folder kept between runs;
+    ``quit_after``: quit as a person does (Ctrl+C twice) rather than closing the terminal,
+    so that picode writes what it keeps at exit."""
     with WireServer() as wire:
         env = PicodeEnv(root)
+        if cache is not None:
+            cache.mkdir(exist_ok=True)
+            (env.home / "cache").symlink_to(cache, target_is_directory=True)
         env.env.pop("NO_COLOR")
         use(api, wire, env)
         if env_extra is not None:
@@ -151,6 +163,10 @@ def one_run(
             last = terminal.wait_for_bytes(LAST_WORD.encode(), since, timeout=TIMEOUT_S)
             cpu = cpu_so_far(terminal.process.pid)
             sent = next(r.received_at for r in wire.requests if r.method == "POST")
+            if quit_after:
+                terminal.send(CTRL_C)
+                terminal.send(CTRL_C)
+                terminal.wait_exit(TIMEOUT_S)
         finally:
             terminal.close()
     return frame - launched, sent - pressed, sent - launched, last - launched, cpu
@@ -218,6 +234,7 @@ def main() -> None:
     parser.add_argument(
         "--compare", type=Path, help="another build's src folder, run in turns with this one"
     )
+    parser.add_argument("--cold", action="store_true", help="an empty cache folder for every run")
     args = parser.parse_args()
     chosen = [d for d in DRIVERS if d.name in args.providers.split(",")]
     builds: dict[str, Path | None] = {"": None}
@@ -229,6 +246,16 @@ def main() -> None:
             floor = Floor()
             typed = {build: Figures() for build in builds}
             given = {build: Figures() for build in builds}
+            caches: dict[str, Path | None] = {
+                build: None if args.cold else Path(tmp) / f"cache-{len(build)}" for build in builds
+            }
+            for build, src in builds.items():
+                if args.cold:
+                    continue
+                warm_up = Path(tmp) / f"{api.name}-warm-up-{len(build)}"
+                warm_up.mkdir()
+                with on_python_path(src):
+                    one_run(api, warm_up, argv=False, cache=caches[build], quit_after=True)
             for run in range(args.runs):
                 floor.measure(f"import textual.app; {SDK_IMPORT[api.name]}")
                 for build, src in builds.items():
@@ -238,7 +265,10 @@ def main() -> None:
                         root = Path(tmp) / f"{api.name}-{run}-{argv}-{len(build)}"
                         root.mkdir()
                         with on_python_path(src):
-                            add(into[build], one_run(api, root, argv=argv))
+                            add(
+                                into[build],
+                                one_run(api, root, argv=argv, cache=caches[build]),
+                            )
             for build in builds:
                 label = f" ({build})" if build else ""
                 report(f"{api.name}, typed{label}", floor, typed[build], args.runs)
