@@ -119,6 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def compile_dataclasses_once() -> None:
+    """Before the modules that define most dataclasses load (docs/architecture.md)."""
+    from picode import dataclass_code
+    from picode.session.paths import resolve_paths
+
+    dataclass_code.install(resolve_paths().cache_dir)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(argv) if argv is not None else sys.argv[1:]
     # Only a bare first word "mcp" is the command; ``picode -- mcp ...`` sends it as a prompt.
@@ -139,6 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from picode.list_models import run_list_models
 
         return run_list_models(args)
+    if argv is None:
+        compile_dataclasses_once()
     from picode.launch import launch
 
     # A real command line (no argv given) may end the process without the interpreter's

@@ -12,12 +12,14 @@ after start-up that was ~60,000 objects and ~2.5 MB of RSS (Textual's first fram
 pydantic's schema work). So after a freeze, a moment after the first run ends with nothing
 running (the TUI's router), one full collection goes over everything and freezes again:
 one pass (70-140 ms) where nothing waits for it, not on the way to the first frame, the
-first request or a key typed as the reply lands. Imports nothing: it runs before
-Textual loads."""
+first request or a key typed as the reply lands. Other start-up chores that should wait
+for that moment (``when_settled``) run with it. Imports nothing: it runs before Textual
+loads."""
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 
 #: The longest the collector stays paused: a person may sit in the trust question or the
 #: session picker before the session opens, and the screens they use make garbage.
@@ -26,6 +28,8 @@ PAUSE_LIMIT_S = 5.0
 _paused = False
 #: A freeze happened since the last sweep (``sweep_frozen_garbage``).
 _unswept = False
+#: Run once at the next sweep's moment (``when_settled``).
+_chores: list[Callable[[], None]] = []
 
 
 def pause_collector() -> None:
@@ -52,15 +56,23 @@ def freeze() -> None:
     gc.freeze()
 
 
+def when_settled(chore: Callable[[], None]) -> None:
+    """Run ``chore`` once, at the next sweep's moment: after a run, with nothing running."""
+    _chores.append(chore)
+
+
 def sweep_owed() -> bool:
-    """Has anything been frozen since the last sweep?"""
-    return _unswept
+    """Has anything been frozen since the last sweep, or does a chore wait for it?"""
+    return _unswept or bool(_chores)
 
 
 def sweep_frozen_garbage() -> None:
-    """Collect the garbage frozen since the last sweep, if anything was frozen: a full
-    collection over every object, the frozen ones included, then freeze again."""
+    """Run the chores waiting, then collect the garbage frozen since the last sweep, if
+    anything was frozen: a full collection over every object, the frozen ones included,
+    then freeze again."""
     global _unswept
+    while _chores:
+        _chores.pop(0)()
     if not _unswept:
         return
     _unswept = False

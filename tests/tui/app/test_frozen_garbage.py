@@ -64,6 +64,16 @@ def test_without_a_freeze_since_the_last_sweep_a_sweep_does_nothing() -> None:
     assert ref() is not None
 
 
+def test_a_chore_waits_for_the_sweep_and_runs_once() -> None:
+    done: list[str] = []
+    gc_pause.when_settled(lambda: done.append("saved"))
+    assert gc_pause.sweep_owed() and done == []
+    gc_pause.sweep_frozen_garbage()
+    gc_pause.sweep_frozen_garbage()
+    assert done == ["saved"]
+    assert not gc_pause.sweep_owed()
+
+
 def test_the_garbage_frozen_before_a_reply_is_collected_a_moment_after_it_is_shown(
     tui: TuiHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,52 @@
+"""The real command keeps its compiled dataclass methods in the cache folder: written once
+the first reply has settled (a closed terminal skips the exit) and at a print run's exit,
+and not rewritten by a start that compiled nothing new."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.cli.apis import AnthropicDriver, use
+from tests.cli.harness import PicodeEnv
+from tests.cli.terminal import Terminal
+from tests.wire.server import WireServer
+
+API = AnthropicDriver()
+
+
+def cache_files(picode: PicodeEnv) -> list[Path]:
+    return sorted((picode.home / "cache").glob("dataclass-code-*.marshal"))
+
+
+def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not in {timeout} s: {what}")
+        time.sleep(0.05)
+
+
+def test_a_print_run_writes_it_and_the_same_run_again_leaves_it_alone(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    use(API, wire, picode)
+    wire.enqueue(API.text("one"), API.text("two"), API.text("three"))
+    for _ in range(2):  # the second start may still meet classes the first did not
+        assert picode.run("-p", "hello", "--model", API.model).returncode == 0
+    [path] = cache_files(picode)
+    before = path.stat().st_mtime_ns, path.read_bytes()
+    assert picode.run("-p", "hello", "--model", API.model).returncode == 0
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+
+
+def test_the_tui_writes_it_once_the_first_reply_has_settled(
+    tui: Callable[[], Terminal], wire: WireServer, picode: PicodeEnv
+) -> None:
+    wire.enqueue(API.text("Settled answer."))
+    terminal = tui()
+    terminal.type("hello")
+    terminal.wait_for_text("Settled answer.")
+    wait_until(lambda: cache_files(picode), 30, "the cache written with picode running")
+    assert terminal.process.poll() is None
