@@ -119,12 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def compile_dataclasses_once() -> None:
-    """Before the modules that define most dataclasses load (docs/architecture.md)."""
-    from picode import dataclass_code
+def compile_once() -> None:
+    """Before the modules that define most dataclasses and patterns load
+    (docs/architecture.md, "Compiled once")."""
+    from picode import compile_cache
     from picode.session.paths import resolve_paths
 
-    dataclass_code.install(resolve_paths().cache_dir)
+    compile_cache.install(resolve_paths().cache_dir)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -148,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_list_models(args)
     if argv is None:
-        compile_dataclasses_once()
+        compile_once()
     from picode.launch import launch
 
     # A real command line (no argv given) may end the process without the interpreter's

@@ -48,9 +48,9 @@ def preload_provider(api: str) -> None:
 
 
 def exit_now(code: int) -> None:
-    from picode import dataclass_code
+    from picode import compile_cache
 
-    dataclass_code.save()  # os._exit skips atexit
+    compile_cache.save()  # os._exit skips atexit
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -90,12 +90,12 @@ def _launch(args: argparse.Namespace) -> int:
         if mode == "tui":
             # The first frame waits for nothing it does not show: full configuration
             # (pydantic), tools and the session load right after it, in the app.
-            from picode import dataclass_code
+            from picode import compile_cache
             from picode.tui.gc_pause import pause_collector, when_settled
 
             pause_collector()  # start-up builds long-lived objects, almost no garbage
             # Not at exit alone: a closed terminal ends picode without it.
-            when_settled(dataclass_code.save)
+            when_settled(compile_cache.save)
             view = quick_view(args)
             if args.prompt:
                 # The message needs the SDK most of all: its import goes first, Textual's

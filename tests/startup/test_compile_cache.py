@@ -1,0 +1,246 @@
+"""What Python compiles at every start, compiled once per machine (``picode.compile_cache``):
+the classes and patterns are the ones Python builds, a second start compiles nothing, and
+a bad file costs nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from picode import compile_cache
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[compile_cache.CompileCache]:
+    installed = compile_cache.install(tmp_path)
+    yield installed
+    compile_cache.uninstall()
+
+
+def _shapes() -> dict[str, type]:
+    """Classes covering what dataclasses generate: defaults, factories, frozen, slots,
+    order, keyword-only fields, ``__post_init__`` and ``InitVar``."""
+
+    @dataclasses.dataclass
+    class Plain:
+        a: int
+        b: str = "b"
+        c: list[int] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True, slots=True, order=True)
+    class FrozenSlots:
+        x: int
+        y: float = 1.5
+
+    @dataclasses.dataclass(kw_only=True)
+    class Keywords:
+        name: str
+        scale: dataclasses.InitVar[int] = 2
+        doubled: str = dataclasses.field(init=False, default="")
+
+        def __post_init__(self, scale: int) -> None:
+            self.doubled = self.name * scale
+
+    return {"plain": Plain, "frozen": FrozenSlots, "keywords": Keywords}
+
+
+def _behaviour(shapes: dict[str, type]) -> list[object]:
+    plain, frozen, keywords = shapes["plain"], shapes["frozen"], shapes["keywords"]
+    one = plain(1)
+    seen: list[object] = [repr(one), one == plain(1), one == plain(2), one.c is not plain(1).c]
+    point = frozen(3)
+    seen += [repr(point), hash(point) == hash(frozen(3)), point < frozen(4)]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        point.x = 4  # type: ignore[misc]
+    seen += [hasattr(point, "__dict__"), keywords(name="ab").doubled, repr(keywords(name="c"))]
+    for shape in shapes.values():
+        seen.append(shape.__init__.__annotations__)  # type: ignore[misc]
+        seen.append(shape.__init__.__defaults__)  # type: ignore[misc]
+        seen.append(shape.__init__.__kwdefaults__)  # type: ignore[misc]
+    return seen
+
+
+def test_the_classes_behave_as_those_python_builds(cache: compile_cache.CompileCache) -> None:
+    cached_run = _behaviour(_shapes())
+    assert cache.added > 0
+    compile_cache.uninstall()
+    assert _behaviour(_shapes()) == cached_run
+
+
+def test_the_same_text_is_compiled_once(cache: compile_cache.CompileCache) -> None:
+    _shapes()
+    added = cache.added
+    _shapes()  # the same classes again: every text is known
+    assert cache.added == added
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import dataclasses, re, sys
+    from pathlib import Path
+    from picode import compile_cache
+
+    cache = compile_cache.install(Path(sys.argv[1]))
+
+    @dataclasses.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 0
+
+    assert Point(1) == Point(1, 0) and repr(Point(2, 3)) == "Point(x=2, y=3)"
+    assert re.compile(r"(?P<word>[a-z]+)-(\\d+)", re.I).match("Ab-12").groups() == ("Ab", "12")
+    print(cache.added, len(cache.codes) + len(cache.patterns))
+    """
+)
+
+
+def _start(folder: Path) -> tuple[int, int]:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    added, known = done.stdout.split()
+    return int(added), int(known)
+
+
+def test_a_second_start_compiles_nothing(tmp_path: Path) -> None:
+    added, _ = _start(tmp_path)
+    assert added > 0
+    assert list(tmp_path.iterdir()) == [compile_cache.cache_file(tmp_path)]
+    again, known = _start(tmp_path)
+    assert again == 0
+    assert known >= added
+
+
+@pytest.mark.parametrize("content", [b"", b"not marshal at all", b"\x00" * 64, b"\xe9"])
+def test_a_damaged_file_is_ignored_and_replaced(tmp_path: Path, content: bytes) -> None:
+    compile_cache.cache_file(tmp_path).write_bytes(content)
+    added, _ = _start(tmp_path)
+    assert added > 0
+    assert _start(tmp_path)[0] == 0
+
+
+def test_a_file_of_other_things_is_ignored(tmp_path: Path) -> None:
+    foreign = {"def f(): pass": "not code", 3: compile("x = 1", "<string>", "exec")}
+    compile_cache.cache_file(tmp_path).write_bytes(marshal.dumps(foreign))
+    assert compile_cache.CompileCache(compile_cache.cache_file(tmp_path)).codes == {}
+
+
+def test_an_unwritable_folder_costs_only_the_saving(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    cache = compile_cache.CompileCache(compile_cache.cache_file(blocker))
+    cache.exec("def f():\n return 1\n", namespace := {})
+    cache.save()  # must not raise
+    assert namespace["f"]() == 1
+    assert blocker.read_text() == ""
+
+
+def test_a_file_grown_past_the_limit_keeps_this_process_texts_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compile_cache, "MAX_ENTRIES", 3)
+    path = compile_cache.cache_file(tmp_path)
+    old = compile_cache.CompileCache(path)
+    for n in range(4):
+        old.exec(f"v{n} = {n}\n", {})
+    old.save()
+    assert len(compile_cache.CompileCache(path).codes) == 4  # saved whole: 4 > 3 only now
+    new = compile_cache.CompileCache(path)
+    new.exec("v9 = 9\n", {})
+    new.exec("v0 = 0\n", {})
+    new.save()
+    assert set(compile_cache.CompileCache(path).codes) == {"v9 = 9\n", "v0 = 0\n"}
+
+
+#: Patterns of every kind the engine compiles: groups by name and number, flags given and
+#: inline, bytes, look-arounds, repeats, Unicode classes, and Pygments-sized alternations.
+PATTERNS: list[tuple[str | bytes, int]] = [
+    (r"(?P<word>[a-z]+)-(\d+)", re.IGNORECASE),
+    (r"(?x) ^ \s* (?:def|class) \s+ (\w+) # a name", 0),
+    (rb"\x1b\[[0-9;]*[A-Za-z]", 0),
+    (r"(?<=\$)\d+(?:\.\d\d)?(?!\d)", re.MULTILINE | re.DOTALL),
+    (r"[^\W\d_]{2,5}?|\u00e9+", re.ASCII),
+    ("|".join(f"k{n}w" for n in range(300)), 0),
+    (r"(a)(b)?(?(2)c|d)", 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flags"),
+    PATTERNS,
+    ids=["named", "verbose", "bytes", "look-around", "ascii", "alternation", "conditional"],
+)
+def test_a_kept_pattern_is_the_one_re_builds(
+    cache: compile_cache.CompileCache, pattern: str | bytes, flags: int
+) -> None:
+    compiled = re.compile(pattern, flags)
+    assert (pattern, int(flags)) in cache.patterns
+    re.purge()  # re's own cache would answer without asking the compiler
+    kept = re.compile(pattern, flags)
+    assert kept is not compiled
+    # Pattern equality compares the flags, the text and the engine code itself.
+    assert kept == compiled
+    assert (kept.groups, kept.groupindex, kept.flags) == (
+        compiled.groups,
+        compiled.groupindex,
+        compiled.flags,
+    )
+    compile_cache.uninstall()
+    re.purge()
+    assert re.compile(pattern, flags) == kept
+
+
+def test_a_kept_pattern_is_not_compiled_again(
+    cache: compile_cache.CompileCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    re.compile(r"(?P<x>once)+")
+    re.purge()
+    calls: list[object] = []
+    original = compile_cache._ORIGINAL_RE_COMPILE
+    monkeypatch.setattr(
+        compile_cache, "_ORIGINAL_RE_COMPILE", lambda *a: calls.append(a) or original(*a)
+    )
+    assert re.compile(r"(?P<x>once)+").match("onceonce")
+    assert calls == []
+
+
+def test_engine_code_that_does_not_fit_is_compiled_again(
+    cache: compile_cache.CompileCache,
+) -> None:
+    cache.patterns[("abc", 0)] = (0, [1, 2, 3], 0, {}, ())  # not code this engine accepts
+    re.purge()
+    assert re.compile("abc").match("abc")
+    assert cache.patterns[("abc", 0)][1] != [1, 2, 3]
+
+
+def test_an_entry_no_start_uses_is_dropped_after_a_few_saves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compile_cache, "KEEP_UNUSED_SAVES", 1)
+    path = compile_cache.cache_file(tmp_path)
+
+    def start(*texts: str, saves: int = 1) -> set[str]:
+        cache = compile_cache.CompileCache(path)
+        for text in texts:
+            cache.exec(text, {})
+        for _ in range(saves):
+            cache.added += 1  # as if something new came each time
+            cache.save()
+        return set(compile_cache.CompileCache(path).codes)
+
+    assert start("a = 1\n") == {"a = 1\n"}
+    assert start("b = 1\n", saves=3) == {"a = 1\n", "b = 1\n"}  # one start counts once
+    assert start("c = 1\n") == {"b = 1\n", "c = 1\n"}
+    assert start("a = 1\n", "c = 1\n") == {"a = 1\n", "c = 1\n"}
