@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.terminal import ENTER, ESCAPE, Terminal
+from tests.cli.terminal import CTRL_C, ENTER, ESCAPE, Terminal
 from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.server import Chunk, Pause, RecordedRequest, Stall, WireResponse, WireServer
 
@@ -167,15 +167,27 @@ def one_round(terminal: Terminal, wire: WireServer, samples: Samples, kitty: boo
     time.sleep(PROBE_GAP_S)  # let the app settle to idle before the next prompt
 
 
-def start_picode(wire: WireServer, root: Path) -> Terminal:
+def start_picode(wire: WireServer, root: Path, command: list[str] | None = None) -> Terminal:
+    """picode at its prompt, session open. As for a person, this is not the first start on
+    the machine: one start before it, quit at once, leaves picode's cache folder as a
+    second start finds it (compiled dataclass methods and patterns)."""
     root.mkdir()
     env = PicodeEnv(root)
     env.env.pop("NO_COLOR")  # colours as a person has them (NO_COLOR adds a filter pass)
     api = use(AnthropicDriver(), wire, env)
-    terminal = Terminal(
-        ["--model", api.model], cwd=env.project, env=env.env, command=PICODE_COMMAND
-    )
-    terminal.wait_for_text("↑0 ↓0", timeout=60)  # the session is open
+    for warm_up in (True, False):
+        terminal = Terminal(
+            ["--model", api.model],
+            cwd=env.project,
+            env=env.env,
+            command=command or PICODE_COMMAND,
+        )
+        terminal.wait_for_text("↑0 ↓0", timeout=60)  # the session is open
+        if warm_up:
+            terminal.send(CTRL_C)
+            terminal.send(CTRL_C)
+            terminal.wait_exit(60)
+            terminal.close()
     return terminal
 
 

@@ -46,8 +46,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.cli.apis import AnthropicDriver, use
-from tests.cli.harness import PicodeEnv
 from tests.cli.terminal import ENTER, Terminal
 from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.server import Chunk, Pause, RecordedRequest, WireResponse, WireServer
@@ -221,13 +219,7 @@ def idle(app: App, seconds: float) -> None:
 
 def start_other_picode(command: str, wire: WireServer, root: Path) -> Terminal:
     """Another build of picode (``--compare``), set up as ``start_picode`` sets up this one."""
-    root.mkdir()
-    env = PicodeEnv(root)
-    env.env.pop("NO_COLOR")
-    api = use(AnthropicDriver(), wire, env)
-    terminal = Terminal(["--model", api.model], cwd=env.project, env=env.env, command=[command])
-    terminal.wait_for_text("↑0 ↓0", timeout=60)
-    return terminal
+    return start_picode(wire, root, command=[command])
 
 
 # --- anchors -----------------------------------------------------------------------------

@@ -33,9 +33,15 @@ import os
 import re
 import sys
 import threading
+from array import array
 from pathlib import Path
 from types import CodeType
 from typing import Any
+
+try:
+    from _blake2 import blake2b  # hashlib's own, without loading OpenSSL at start-up
+except ImportError:  # pragma: no cover
+    from hashlib import blake2b
 
 #: An entry no process used in this many saves in a row is dropped: the classes and patterns
 #: of older picode or library versions, and texts that differ in every process (the
@@ -56,12 +62,16 @@ _re_compiler: Any = None
 _SRE: Any = None
 _ORIGINAL_RE_COMPILE: Any = None
 _SRE_MAGIC = 0
+_DIGEST_SIZE = 16
+#: The array type of one regex engine code word.
+_WORD = "I"
 try:  # Python's private regex compiler: without the expected shape, patterns are not kept.
     _re_compiler = importlib.import_module("re._compiler")
     _SRE = _re_compiler._sre
     _ORIGINAL_RE_COMPILE = _re_compiler.compile
     _SRE_MAGIC = int(_SRE.MAGIC)
-except (ImportError, AttributeError, TypeError, ValueError):  # pragma: no cover
+    _WORD = next(kind for kind in "IL" if array(kind).itemsize == _SRE.CODESIZE)
+except (ImportError, AttributeError, TypeError, ValueError, StopIteration):  # pragma: no cover
     _re_compiler = None
 
 
@@ -77,9 +87,12 @@ class CompileCache:
     def __init__(self, path: Path) -> None:
         self.path = path
         codes, patterns, self.unused = _read(path)
-        self.codes: dict[str, CodeType] = codes
+        #: By a digest of the text, kept as marshal data, and patterns' engine code as
+        #: packed words: a few blocks of bytes rather than many objects, for as long as
+        #: start-up lasts.
+        self.codes: dict[bytes, bytes] = codes
         self.patterns: dict[tuple[str | bytes, int], tuple[Any, ...]] = patterns
-        self.used_codes: set[str] = set()
+        self.used_codes: set[bytes] = set()
         self.used_patterns: set[tuple[str | bytes, int]] = set()
         self.added = 0
         self._lock = threading.Lock()
@@ -95,13 +108,15 @@ class CompileCache:
         /,
     ) -> None:
         if type(source) is str:
-            code = self.codes.get(source)
+            key = _digest(source)
+            kept = self.codes.get(key)
+            code = _code(kept) if kept is not None else None
             if code is None:
                 code = compile(source, "<string>", "exec", flags=_FLAGS, dont_inherit=True)
                 with self._lock:
-                    self.codes[source] = code
+                    self.codes[key] = marshal.dumps(code)
                     self.added += 1
-            self.used_codes.add(source)
+            self.used_codes.add(key)
             source = code
         _ORIGINAL_EXEC(source, globals, locals)
 
@@ -120,7 +135,7 @@ class CompileCache:
         if arguments is not None:
             self.used_patterns.add(key)
             try:
-                return _SRE.compile(pattern, *arguments)
+                return _SRE.compile(pattern, *_unpacked(arguments))
             except (TypeError, ValueError, RuntimeError, OverflowError):
                 with self._lock:  # not this engine's code after all: compile it again
                     self.patterns.pop(key, None)
@@ -182,21 +197,41 @@ class _EngineProxy:
 
 
 def _plain(arguments: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """The arguments as plain values marshal can keep (``re`` passes int subclasses)."""
+    """The arguments as plain values marshal can keep (``re`` passes int subclasses), a
+    list of code words packed into bytes."""
     plain: list[Any] = []
     try:
         for value in arguments:
             if isinstance(value, int):
                 value = int(value)
             elif isinstance(value, list):
-                value = [int(item) for item in value]
+                value = array(_WORD, value).tobytes()
             elif isinstance(value, dict):
                 value = dict(value)
+            elif isinstance(value, bytes):
+                return None  # would read back as packed words
             plain.append(value)
         marshal.dumps(plain)
-    except (TypeError, ValueError):  # not the shape this was written for: not kept
+    except (TypeError, ValueError, OverflowError):  # not the shape this was written for
         return None
     return tuple(plain)
+
+
+def _unpacked(arguments: tuple[Any, ...]) -> list[Any]:
+    return [array(_WORD, value).tolist() if type(value) is bytes else value for value in arguments]
+
+
+def _digest(text: str) -> bytes:
+    """128 bits of BLAKE2: no two texts a start meets share one."""
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=_DIGEST_SIZE).digest()
+
+
+def _code(data: bytes) -> CodeType | None:
+    try:
+        code = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if type(code) is CodeType else None
 
 
 def _kept(
@@ -211,12 +246,12 @@ def _kept(
     return kept, {key: unused[key] for key in kept}
 
 
-Unused = tuple[dict[str, int], dict[tuple[str | bytes, int], int]]
+Unused = tuple[dict[bytes, int], dict[tuple[str | bytes, int], int]]
 
 
 def _read(
     path: Path,
-) -> tuple[dict[str, CodeType], dict[tuple[str | bytes, int], tuple[Any, ...]], Unused]:
+) -> tuple[dict[bytes, bytes], dict[tuple[str | bytes, int], tuple[Any, ...]], Unused]:
     try:
         loaded = marshal.loads(path.read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
@@ -239,7 +274,7 @@ def _read(
         {
             text: code
             for text, code in (codes.items() if isinstance(codes, dict) else ())
-            if type(text) is str and type(code) is CodeType
+            if type(text) is bytes and len(text) == _DIGEST_SIZE and type(code) is bytes
         },
         {
             key: arguments
@@ -276,6 +311,13 @@ def save() -> None:
     """Keep what this process compiled for the next start (nothing when nothing is new)."""
     if _installed is not None:
         _installed.save()
+
+
+def finish() -> None:
+    """Start-up is over: keep what it compiled, then stop caching and let go of the entries
+    (~2 MB that would otherwise stay for the session)."""
+    save()
+    uninstall()
 
 
 def uninstall() -> None:

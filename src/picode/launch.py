@@ -94,8 +94,9 @@ def _launch(args: argparse.Namespace) -> int:
             from picode.tui.gc_pause import pause_collector, when_settled
 
             pause_collector()  # start-up builds long-lived objects, almost no garbage
-            # Not at exit alone: a closed terminal ends picode without it.
-            when_settled(compile_cache.save)
+            # Not at exit alone (a closed terminal ends picode without it), and what is kept
+            # in memory goes once start-up is over.
+            when_settled(compile_cache.finish)
             view = quick_view(args)
             if args.prompt:
                 # The message needs the SDK most of all: its import goes first, Textual's

@@ -17,6 +17,8 @@ import pytest
 
 from picode import compile_cache
 
+digest = compile_cache._digest
+
 
 @pytest.fixture
 def cache(tmp_path: Path) -> Iterator[compile_cache.CompileCache]:
@@ -131,10 +133,24 @@ def test_a_damaged_file_is_ignored_and_replaced(tmp_path: Path, content: bytes) 
     assert _start(tmp_path)[0] == 0
 
 
-def test_a_file_of_other_things_is_ignored(tmp_path: Path) -> None:
-    foreign = {"def f(): pass": "not code", 3: compile("x = 1", "<string>", "exec")}
-    compile_cache.cache_file(tmp_path).write_bytes(marshal.dumps(foreign))
-    assert compile_cache.CompileCache(compile_cache.cache_file(tmp_path)).codes == {}
+def test_entries_of_other_shapes_are_ignored(tmp_path: Path) -> None:
+    foreign = {
+        "dataclasses": {
+            digest("x = 1\n"): "not bytes",
+            3: b"",
+            b"short": marshal.dumps(1),
+            digest("y = 2\n"): marshal.dumps(5),
+        },
+        "patterns": {("a",): (), ("b", 0): [], ("c", "0"): ()},
+        "unused": "nonsense",
+    }
+    path = compile_cache.cache_file(tmp_path)
+    path.write_bytes(marshal.dumps(foreign))
+    cache = compile_cache.CompileCache(path)
+    assert set(cache.codes) == {digest("y = 2\n")} and cache.patterns == {}
+    namespace: dict[str, object] = {}
+    cache.exec("y = 2\n", namespace)  # marshal data, but not code: compiled again
+    assert namespace["y"] == 2
 
 
 def test_an_unwritable_folder_costs_only_the_saving(tmp_path: Path) -> None:
@@ -161,7 +177,7 @@ def test_a_file_grown_past_the_limit_keeps_this_process_texts_only(
     new.exec("v9 = 9\n", {})
     new.exec("v0 = 0\n", {})
     new.save()
-    assert set(compile_cache.CompileCache(path).codes) == {"v9 = 9\n", "v0 = 0\n"}
+    assert set(compile_cache.CompileCache(path).codes) == {digest("v9 = 9\n"), digest("v0 = 0\n")}
 
 
 #: Patterns of every kind the engine compiles: groups by name and number, flags given and
@@ -240,7 +256,19 @@ def test_an_entry_no_start_uses_is_dropped_after_a_few_saves(
             cache.save()
         return set(compile_cache.CompileCache(path).codes)
 
-    assert start("a = 1\n") == {"a = 1\n"}
-    assert start("b = 1\n", saves=3) == {"a = 1\n", "b = 1\n"}  # one start counts once
-    assert start("c = 1\n") == {"b = 1\n", "c = 1\n"}
-    assert start("a = 1\n", "c = 1\n") == {"a = 1\n", "c = 1\n"}
+    a, b, c = (digest(f"{name} = 1\n") for name in "abc")
+    assert start("a = 1\n") == {a}
+    assert start("b = 1\n", saves=3) == {a, b}  # one start counts once
+    assert start("c = 1\n") == {b, c}
+    assert start("a = 1\n", "c = 1\n") == {a, c}
+
+
+def test_finishing_keeps_what_start_up_compiled_and_lets_go(tmp_path: Path) -> None:
+    compile_cache.install(tmp_path)
+    _shapes()
+    re.compile(r"finish(ed)?")
+    compile_cache.finish()
+    assert "exec" not in vars(dataclasses)
+    assert compile_cache._re_compiler.compile is compile_cache._ORIGINAL_RE_COMPILE
+    kept = compile_cache.CompileCache(compile_cache.cache_file(tmp_path))
+    assert kept.codes and ("finish(ed)?", 0) in kept.patterns
