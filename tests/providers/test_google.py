@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import base64
+import json
+import os
 import ssl
+import subprocess
+import sys
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -437,3 +442,91 @@ def test_the_client_still_takes_ssl_cert_file(
     loads = _ca_loads(monkeypatch)
     _build_client(wire)
     assert len(loads) == 1 and certifi.where() in loads[0]
+
+
+def _api_clients(options: Any) -> tuple[Any, Any]:
+    """picode's API client and the one ``genai.Client`` builds, from equal options."""
+    from google import genai
+
+    from picode.ai.providers._google_post import api_client
+
+    ours = api_client("test-key", options())
+    theirs = genai.Client(api_key="test-key", vertexai=False, http_options=options())
+    return ours, theirs.aio._api_client
+
+
+@pytest.mark.parametrize("base_url", ["given", "from the environment"])
+def test_the_api_client_is_the_one_genai_client_builds(
+    wire: WireServer, monkeypatch: pytest.MonkeyPatch, base_url: str
+) -> None:
+    from google.genai import types
+
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", wire.url)
+    monkeypatch.delenv("GOOGLE_GENAI_CLIENT_MODE", raising=False)
+
+    def options() -> Any:
+        return types.HttpOptions(
+            base_url=wire.url if base_url == "given" else None,
+            api_version="v1beta",
+            headers={"X-Server-Timeout": "3600"},
+            timeout=5000,
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+
+    ours, theirs = _api_clients(options)
+    assert type(ours) is type(theirs)
+    assert ours._http_options == theirs._http_options
+    sent = [
+        api._build_request("post", "models/gemini-test:streamGenerateContent?alt=sse", {}, None)
+        for api in (ours, theirs)
+    ]
+    assert sent[0].url == sent[1].url and sent[0].url.startswith(wire.url)
+    assert sent[0].headers == sent[1].headers
+    assert sent[0].timeout == sent[1].timeout
+
+
+_FIRST_REQUEST = """
+import json, sys, types
+from pathlib import Path
+from picode.ai import sliced_module
+sliced_module.set_cache_dir(Path(sys.argv[1]))
+from tests.providers.models import wire_model
+from tests.providers.sdk_streaming import stream_once
+outcome = stream_once(wire_model("google-generative-ai", types.SimpleNamespace(url=sys.argv[2])))
+genai_types = sys.modules["google.genai.types"]
+slices = vars(genai_types).get("__getattr__")
+print(json.dumps({
+    "text": outcome.message.text,
+    "loaded": [m for m in ("google.genai.client", "google.genai.models") if m in sys.modules],
+    "sliced": getattr(slices, "whole", None) is False,
+    "names": len(vars(genai_types)),
+}))
+"""
+
+
+def test_a_first_request_runs_a_slice_of_the_sdk(wire: WireServer, tmp_path: Path) -> None:
+    """With the index of ``google.genai.types`` cached: no client module of any API, and a
+    fraction of the types."""
+    import google.genai.types as shipped
+
+    from picode.ai.slice_index import write
+    from picode.ai.sliced_module import index_path
+
+    assert shipped.__file__ is not None
+    write(os.path.abspath(shipped.__file__), str(index_path(tmp_path, "google.genai.types")))
+    wire.enqueue(GeminiStream().chunk(text("Hi"), finish="STOP").response())
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_REQUEST, str(tmp_path), wire.url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["text"] == "Hi"
+    assert found["loaded"] == []
+    assert found["sliced"] is True
+    assert found["names"] < len(vars(shipped)) / 10
+    assert len(wire.requests) == 1

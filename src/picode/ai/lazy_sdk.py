@@ -30,6 +30,11 @@ from typing import Any
 #: The SDK distributions loaded this way (the packages they ship are pure re-exports).
 LAZY_ROOTS = ("anthropic", "openai")
 
+#: Packages indexed like a top-level one, their subpackages as shipped: ``google.genai``
+#: imports its types (24,000 lines) and the client of every API (~170 modules) to
+#: re-export them, when a request needs its API client and errors only.
+LAZY_PACKAGES = ("google.genai",)
+
 #: Modules that run when first used, their functions forwarding until then: the Anthropic
 #: client imports ``make_status_error`` from one that imports ~170 error classes (~340
 #: modules with what they import) for the error responses it may never get.
@@ -102,14 +107,21 @@ def _skip_brackets(first: str, lines: Any) -> None:
 class _Resolver:
     """The lazy package's ``__getattr__``."""
 
-    __slots__ = ("_index", "_lock", "_module", "_real", "_state")
+    __slots__ = ("_defined", "_has_getattr", "_index", "_lock", "_module", "_real", "_state")
 
     def __init__(
-        self, module: ModuleType, index: dict[str, tuple[str, str]], real: importlib.abc.Loader
+        self,
+        module: ModuleType,
+        index: dict[str, tuple[str, str]],
+        real: importlib.abc.Loader,
+        defined: frozenset[str] = frozenset(),
     ) -> None:
         self._module = module
         self._index = index
         self._real = real
+        #: Names the package's other statements bind (``__version__``, its ``__getattr__``).
+        self._defined = defined
+        self._has_getattr = "__getattr__" in defined
         self._lock = threading.RLock()
         self._state = "lazy"  # → "running" → "whole"
 
@@ -127,10 +139,15 @@ class _Resolver:
 
     def _complete(self, name: str) -> Any:
         """Run the package's own ``__init__``: what the index does not know, it defines."""
-        probe = name.startswith("__") and name != "__all__"
-        if probe or _is_submodule(self._module, name):
-            # Not worth running the package for: a dunder probe (``__wrapped__``), or a
-            # submodule that ``from package import submodule`` imports once this fails.
+        probe = name.startswith("__") and name != "__all__" and name not in self._defined
+        if probe:  # a dunder probe (``__wrapped__``): not worth running the package for
+            raise AttributeError(f"module {self._module.__name__!r} has no attribute {name!r}")
+        if _is_submodule(self._module, name):
+            if self._has_getattr:
+                # The package's own ``__getattr__`` may import it; importing it is all
+                # that ``from package import submodule`` would do in any case.
+                return importlib.import_module(f"{self._module.__name__}.{name}")
+            # ``from package import submodule`` imports it once this fails.
             raise AttributeError(f"module {self._module.__name__!r} has no attribute {name!r}")
         with self._lock:  # other threads wait here until the package is whole
             if self._state == "running":  # asked by the package's own __init__
@@ -171,16 +188,34 @@ class _WrappingLoader(importlib.abc.Loader):
 
 
 class _LazyPackageLoader(_WrappingLoader):
+    def __init__(self, real: importlib.abc.Loader, origin: str, *, strict: bool) -> None:
+        super().__init__(real, origin)
+        self._strict = strict
+
     def exec_module(self, module: ModuleType) -> None:
         try:
             with open(self._origin, encoding="utf-8") as file:
-                index = reexports(file.read(), strict="." in module.__name__)
+                source = file.read()
+            index = reexports(source, strict=self._strict)
         except (OSError, UnicodeDecodeError):
             index = None
         if not index:
             self._real.exec_module(module)
             return
-        setattr(module, "__getattr__", _Resolver(module, index, self._real))  # noqa: B010
+        defined = frozenset() if self._strict else _defined_otherwise(source)
+        resolver = _Resolver(module, index, self._real, defined)
+        setattr(module, "__getattr__", resolver)  # noqa: B010
+
+
+_TOP_LEVEL_BINDING = re.compile(
+    r"^(?:(?:async )?def |class )?(\w+)\s*(?:\(|:|=(?!=))", re.MULTILINE
+)
+
+
+def _defined_otherwise(source: str) -> frozenset[str]:
+    """Names bound at the top level by statements other than imports (a superset: any
+    line starting ``name =``, ``def name(`` or ``class name``)."""
+    return frozenset(m.group(1) for m in _TOP_LEVEL_BINDING.finditer(source))
 
 
 class _DeferredModuleLoader(_WrappingLoader):
@@ -243,14 +278,21 @@ def _functions_of_definitions_only(origin: str) -> list[str]:
 class LazySdkFinder(importlib.abc.MetaPathFinder):
     """Finds the packages of ``roots`` like the path finder does, with a lazy loader."""
 
-    def __init__(self, roots: Sequence[str], deferred: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        roots: Sequence[str],
+        deferred: Sequence[str] = (),
+        packages: Sequence[str] = (),
+    ) -> None:
         self._roots = tuple(roots)
         self._deferred = frozenset(deferred)
+        self._packages = frozenset(packages)
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname.partition(".")[0] not in self._roots:
+        listed = fullname in self._packages
+        if not listed and fullname.partition(".")[0] not in self._roots:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:
@@ -261,7 +303,8 @@ class LazySdkFinder(importlib.abc.MetaPathFinder):
             return spec
         if not isinstance(spec.origin, str) or not spec.origin.endswith("__init__.py"):
             return spec
-        spec.loader = _LazyPackageLoader(spec.loader, spec.origin)
+        strict = not listed and "." in fullname  # a root's subpackage
+        spec.loader = _LazyPackageLoader(spec.loader, spec.origin, strict=strict)
         return spec
 
 
@@ -274,7 +317,7 @@ def install(roots: Sequence[str] = LAZY_ROOTS) -> None:
     with _install_lock:
         if _installed:
             return
-        finder = LazySdkFinder(roots, DEFERRED_MODULES)
+        finder = LazySdkFinder(roots, DEFERRED_MODULES, LAZY_PACKAGES)
         sys.meta_path.insert(0, finder)
         _installed.append(finder)
 

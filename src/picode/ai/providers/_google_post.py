@@ -10,24 +10,46 @@ headers and API key (``_build_request``), its HTTP client, retry policy and HTTP
 body is picode's (``_google_body``, encoded by ``_json_body``) and each chunk stays the
 dict the server sent. These are the client's own methods under its public
 ``async_request_streamed``, which would re-encode every chunk and wrap it in a model.
+
+The API client is built as ``genai.Client`` builds it, without importing ``genai.client``:
+that module imports the modules of every API (models, files, caches, live, ...: ~170
+modules) that the client object sets up and picode never calls.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from google import genai
-from google.genai import errors
+from google.genai import errors, types
+from google.genai._api_client import BaseApiClient
+from google.genai._base_url import get_base_url
 
 from picode.ai.providers._json_body import encode_body
 
+#: ``GOOGLE_GENAI_CLIENT_MODE`` values with which ``genai.Client`` records or replays.
+_REPLAY_MODES = ("record", "replay", "auto")
+
+
+def api_client(api_key: str | None, http_options: types.HttpOptions) -> BaseApiClient:
+    """``genai.Client(api_key=…, vertexai=False, http_options=…).aio._api_client``."""
+    if os.environ.get("GOOGLE_GENAI_CLIENT_MODE") in _REPLAY_MODES:
+        from google import genai  # the SDK's test recorder: its own client, as it is
+
+        client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options)
+        return client.aio._api_client
+    # What Client.__init__ does before it builds the API client.
+    base_url = get_base_url(False, http_options)
+    if base_url:
+        http_options.base_url = base_url
+    return BaseApiClient(vertexai=False, api_key=api_key, http_options=http_options)
+
 
 async def post_stream(
-    client: genai.Client, path: str, body: dict[str, Any]
+    api: BaseApiClient, path: str, body: dict[str, Any]
 ) -> AsyncIterator[dict[str, Any]]:
     """POST ``body`` to ``path``; the stream of its chunks (an async generator to close)."""
-    api = client.aio._api_client
     request = api._build_request("post", path, {}, None)
     request.data = encode_body(body)
     response = await api._async_request(http_request=request, stream=True)

@@ -21,8 +21,8 @@ import re
 import secrets
 from typing import Any, Literal
 
-from google import genai
 from google.genai import types
+from google.genai._api_client import BaseApiClient
 
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model
@@ -35,7 +35,7 @@ from picode.ai.providers._google_body import (
     request_body,
     stored_signature,
 )
-from picode.ai.providers._google_post import post_stream
+from picode.ai.providers._google_post import api_client, post_stream
 from picode.ai.providers._google_ssl import one_ssl_context
 from picode.ai.types import Context, TextContent
 
@@ -68,7 +68,7 @@ async def prepare(model: Model, options: StreamOptions) -> None:
     await _client(model, options)
 
 
-async def _client(model: Model, options: StreamOptions) -> genai.Client:
+async def _client(model: Model, options: StreamOptions) -> BaseApiClient:
     settings = client_settings(model, options)
     headers = dict(settings.headers)
     # The SDK adds its own deadline unless this exact spelling is present.
@@ -78,7 +78,7 @@ async def _client(model: Model, options: StreamOptions) -> genai.Client:
     headers["X-Server-Timeout"] = deadline
     settings = dataclasses.replace(settings, headers=headers)
 
-    def make() -> genai.Client:
+    def make() -> BaseApiClient:
         root, version = split_api_version(settings.base_url)
         http_options = types.HttpOptions(
             base_url=root,
@@ -89,13 +89,13 @@ async def _client(model: Model, options: StreamOptions) -> genai.Client:
             retry_options=types.HttpRetryOptions(attempts=1),
         )
         http_options = one_ssl_context(http_options)
-        return genai.Client(api_key=settings.api_key, vertexai=False, http_options=http_options)
+        return api_client(settings.api_key, http_options)
 
     return await cached_client_async(settings.cache_key(API), make, _close_client)
 
 
-async def _close_client(client: genai.Client) -> None:
-    await client.aio.aclose()
+async def _close_client(client: BaseApiClient) -> None:
+    await client.aclose()
 
 
 def split_api_version(base_url: str | None) -> tuple[str | None, str | None]:
