@@ -327,3 +327,25 @@ print(json.dumps({"loaded_at_import": loaded}))
 
 def test_the_anthropic_client_imports_no_error_class_until_an_error() -> None:
     assert _run(ERROR_PROBE) == {"loaded_at_import": False}
+
+
+GENAI = """
+import json, sys
+{setup}
+from google.genai import _api_client, errors
+loaded = "google.genai.client" in sys.modules
+from google import genai
+found = {{"client before": loaded, "agents": genai.agents.__name__}}
+found["version"] = genai.__version__
+found["all"] = sorted(genai.__all__)
+found["Client"] = genai.Client.__module__
+print(json.dumps(found))
+"""
+
+
+def test_google_genai_runs_its_init_only_for_what_it_defines() -> None:
+    lazy = _run(GENAI.format(setup="import picode.ai.providers"))
+    whole = _run(GENAI.format(setup=""))
+    assert isinstance(lazy, dict) and isinstance(whole, dict)
+    assert lazy.pop("client before") is False and whole.pop("client before") is True
+    assert lazy == whole

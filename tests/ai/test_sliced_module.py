@@ -62,6 +62,14 @@ class Later:
     pass
 
 
+# A forward reference, as pydantic models write them: resolved in the module when used.
+ALIAS = list["Target"]
+
+
+class Target:
+    pass
+
+
 def boom() -> None:
     raise ValueError("boom")
 
@@ -124,6 +132,12 @@ def test_a_name_runs_only_the_statements_it_needs(cache: Path) -> None:
     assert ran() == ["A", "B", "D"]
     assert module.C.__annotations__ == {"field": "Later"}
     assert "Later" in vars(module) and "E" not in vars(module)
+
+
+def test_a_name_in_a_type_string_runs_with_what_names_it(cache: Path) -> None:
+    module = load()
+    assert module.ALIAS.__args__ == ("Target",)
+    assert "Target" in vars(module)
 
 
 def test_from_import_runs_the_name(cache: Path) -> None:
