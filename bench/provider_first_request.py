@@ -14,7 +14,9 @@ under valgrind (callgrind), N runs, against the floor: a process doing only ``im
 <sdk>`` (as ``first_request.py`` takes it), the least any client of that SDK does; unlike
 CPU time, instruction counts do not move with the machine's load. ``--compare SRC``: the
 same for another build's ``src`` folder (``git archive <rev> src | tar -x -C OTHER`` gives
-``OTHER/src``), run in turns with this one.
+``OTHER/src``), run in turns with this one. ``--sdk-cache``: the children find the index of
+``google.genai.types`` cached, as a launch after the first does (built here first; a build
+without ``picode.ai.sliced_module`` runs as it is).
 """
 
 from __future__ import annotations
@@ -43,7 +45,15 @@ import asyncio, json, sys, time
 sys.path[:0] = [{root!r}, {bench!r}]
 clock = time.process_time
 marks = [clock()]
-import importlib
+import importlib, os
+if os.environ.get("BENCH_SDK_CACHE"):
+    try:
+        from picode.ai import sliced_module
+    except ImportError:
+        pass
+    else:
+        from pathlib import Path
+        sliced_module.set_cache_dir(Path(os.environ["BENCH_SDK_CACHE"]))
 from picode.ai.stream import PROVIDER_MODULES
 provider = importlib.import_module(PROVIDER_MODULES[{api!r}])
 marks.append(clock())
@@ -113,13 +123,31 @@ def instructions(code: str, src: Path | None) -> float:
     return float(found.group(1))
 
 
+def fill_sdk_cache() -> str:
+    """A folder holding the index of ``google.genai.types`` (this build's)."""
+    import tempfile
+
+    import google.genai.types
+
+    from picode.ai.slice_index import write
+    from picode.ai.sliced_module import index_path
+
+    folder = tempfile.mkdtemp(prefix="bench-sdk-cache-")
+    origin = os.path.abspath(str(google.genai.types.__file__))
+    write(origin, str(index_path(Path(folder), "google.genai.types")))
+    return folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apis", default=",".join(SDK_IMPORT))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--instructions", type=int, default=0)
     parser.add_argument("--compare", type=Path, help="another build's src folder")
+    parser.add_argument("--sdk-cache", action="store_true", help="the SDK's index cached")
     args = parser.parse_args()
+    if args.sdk_cache:
+        os.environ["BENCH_SDK_CACHE"] = fill_sdk_cache()
     builds: dict[str, Path | None] = {"this build": None}
     if args.compare is not None:
         builds["compared"] = args.compare.resolve()
