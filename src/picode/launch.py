@@ -49,9 +49,9 @@ def preload_provider(api: str) -> None:
 
 def use_sdk_cache(cache_dir: Path | None) -> None:
     """SDK modules run in slices with their indexes kept here (``picode.ai.sliced_module``)."""
-    from picode.ai.sliced_module import set_cache_dir
+    from picode.ai import sdk_cache
 
-    set_cache_dir(cache_dir)
+    sdk_cache.set_folder(cache_dir)
 
 
 def exit_now(code: int) -> None:

@@ -18,7 +18,6 @@ import importlib.abc
 import importlib.machinery
 import marshal
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Sequence
@@ -26,29 +25,27 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
+from picode.ai import sdk_cache
 from picode.ai.slice_file import decode, source_key
 
 #: The modules loaded this way.
 SLICED_MODULES = ("google.genai.types",)
 
-#: Where indexes are kept (one file per module); None: every module runs as shipped.
-_cache_dir: Path | None = None
 #: Builder processes started, so that each module's index is built once per process.
-_builders: dict[str, subprocess.Popen[bytes]] = {}
+_builders: dict[str, Any] = {}  # subprocess.Popen
 
 
 def set_cache_dir(folder: Path | None) -> None:
-    """Keep indexes in ``folder`` (given by the launcher: this layer knows no paths)."""
-    global _cache_dir
-    _cache_dir = folder
+    """Keep indexes in ``folder`` (one file per module; None: run modules as shipped)."""
+    sdk_cache.set_folder(folder)
 
 
 def index_path(folder: Path, name: str) -> Path:
     return folder / "sdk-slices" / f"{name}.slice"
 
 
-def builder(name: str) -> subprocess.Popen[bytes] | None:
-    """The process building ``name``'s index, if this process started one."""
+def builder(name: str) -> Any:
+    """The process (``subprocess.Popen``) building ``name``'s index, if this one started it."""
     return _builders.get(name)
 
 
@@ -176,6 +173,8 @@ def start_builder(name: str, origin: str, target: Path) -> None:
     """Build the index in a process of its own at low priority (once per process)."""
     if name in _builders:
         return
+    import subprocess
+
     # Isolated (no environment, no current folder on the path): only picode's own folder.
     root = str(Path(__file__).resolve().parents[2])
     code = (
@@ -222,7 +221,7 @@ class SlicedModuleFinder(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        folder = _cache_dir
+        folder = sdk_cache.folder
         if fullname not in self._names or folder is None:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
