@@ -296,3 +296,14 @@ def test_google_types_in_a_slice_are_the_shipped_ones(tmp_path: Path) -> None:
     assert isinstance(names, int) and isinstance(whole_names, int)
     assert names < whole_names / 10, (names, whole_names)
     assert sliced == whole
+
+
+@pytest.mark.parametrize("drop", ["always", "skip", "binds", "deps", "spans", "key"])
+def test_a_header_missing_a_part_is_not_an_index(cache: Path, drop: str) -> None:
+    from picode.ai.slice_file import encode
+
+    path = index_path(cache, NAME)
+    header, blob = decode(path.read_bytes())
+    del header[drop]
+    path.write_bytes(encode(header, bytes(blob)))
+    _shipped_at_import(cache)

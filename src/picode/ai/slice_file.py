@@ -53,10 +53,11 @@ def _check(header: Any, size: int) -> None:
     spans, deps, binds = header.get("spans"), header.get("deps"), header.get("binds")
     if not isinstance(spans, list) or not isinstance(deps, list) or len(deps) != len(spans):
         raise ValueError("not a slice index")
-    count = len(spans)
-    indexes = [*header.get("always", ()), *header.get("skip", ())]
-    if not isinstance(binds, dict):
+    always, skip = header.get("always"), header.get("skip")
+    if not isinstance(binds, dict) or not isinstance(always, list) or not isinstance(skip, list):
         raise ValueError("not a slice index")
+    count = len(spans)
+    indexes = [*always, *skip]
     for positions in [*binds.values(), *deps]:
         indexes.extend(positions)
     if not all(isinstance(i, int) and 0 <= i < count for i in indexes):
