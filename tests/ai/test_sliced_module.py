@@ -117,6 +117,7 @@ def load() -> ModuleType:
 
 
 def shipped_names() -> set[str]:
+    """The names of the module run whole (its statements log into ``ran()`` too)."""
     namespace: dict[str, object] = {"__name__": "shipped"}
     exec(compile(SOURCE, "shipped", "exec"), namespace)
     return set(namespace) - {"__builtins__", "__name__"}
@@ -146,12 +147,17 @@ def test_from_import_runs_the_name(cache: Path) -> None:
     assert A == "A" and ran() == ["A"]
 
 
-@pytest.mark.parametrize("ask", ["__all__", "dir", "unknown"])
+@pytest.mark.parametrize("ask", ["__all__", "dir", "star", "unknown"])
 def test_what_the_index_cannot_answer_runs_the_rest(cache: Path, ask: str) -> None:
     module = load()
     assert module.A == "A"
     if ask == "dir":
         names = set(dir(module))
+    elif ask == "star":
+        imported: dict[str, object] = {}
+        exec(f"from {NAME} import *", imported)
+        names = set(vars(module))
+        assert {n for n in names if not n.startswith("_")} <= set(imported)
     else:
         with pytest.raises(AttributeError):
             getattr(module, "__all__" if ask == "__all__" else "not_there")
