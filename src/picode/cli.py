@@ -120,12 +120,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def compile_once() -> None:
-    """Before the modules that define most dataclasses and patterns load
-    (docs/architecture.md, "Compiled once")."""
+    """Before the modules that define most dataclasses and patterns load, the caches of
+    start-up's work (docs/architecture.md, "Compiled once" and "Provider SDKs")."""
     from picode import compile_cache
+    from picode.ai import sdk_cache
     from picode.session.paths import resolve_paths
 
-    compile_cache.install(resolve_paths().cache_dir)
+    cache_dir = resolve_paths().cache_dir
+    compile_cache.install(cache_dir)
+    # Where the indexes of SDK modules run in slices are kept (picode.ai.sliced_module).
+    sdk_cache.set_folder(cache_dir)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

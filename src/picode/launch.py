@@ -47,13 +47,6 @@ def preload_provider(api: str) -> None:
     start(api)
 
 
-def use_sdk_cache(cache_dir: Path | None) -> None:
-    """SDK modules run in slices with their indexes kept here (``picode.ai.sliced_module``)."""
-    from picode.ai import sdk_cache
-
-    sdk_cache.set_folder(cache_dir)
-
-
 def exit_now(code: int) -> None:
     from picode import compile_cache
 
@@ -105,7 +98,6 @@ def _launch(args: argparse.Namespace) -> int:
             # in memory goes once start-up is over.
             when_settled(compile_cache.finish)
             view = quick_view(args)
-            use_sdk_cache(view.cache_dir)
             if args.prompt:
                 # The message needs the SDK most of all: its import goes first, Textual's
                 # and the first frame's work take turns with it.
@@ -126,11 +118,8 @@ def _launch(args: argparse.Namespace) -> int:
                 initial_prompt=initial,
             )
         if mode in ("text", "json"):
-            view = quick_view(args)
-            use_sdk_cache(view.cache_dir)
-            preload_provider(view.model.api)  # under way while options load
+            preload_provider(quick_view(args).model.api)  # under way while options load
         prepared = prepare(args, interactive=False)
-        use_sdk_cache(prepared.options.paths.cache_dir)
         for error in prepared.errors:
             print(f"picode: config error: {error}", file=sys.stderr)
         for warning in prepared.warnings:
@@ -297,7 +286,6 @@ def quick_view(args: argparse.Namespace) -> QuickView:
         thinking=thinking,
         theme=theme if isinstance(theme, str) else None,
         config_dir=paths.config_dir,
-        cache_dir=paths.cache_dir,
         keymap_file=paths.keymap_file,
         sessions_dir=paths.sessions_dir,
         exports_dir=paths.exports_dir,

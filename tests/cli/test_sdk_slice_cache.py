@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.cli.apis import GeminiDriver, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.test_dataclass_cache import wait_until
+from tests.cli.test_compile_cache_cli import wait_until
 from tests.wire.server import WireServer
 
 API = GeminiDriver()

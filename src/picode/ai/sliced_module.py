@@ -182,7 +182,7 @@ def start_builder(name: str, origin: str, target: Path) -> None:
         "sys.exit(main(sys.argv[1:]))"
     )
     try:
-        _builders[name] = subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", code, origin, str(target)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -190,7 +190,10 @@ def start_builder(name: str, origin: str, target: Path) -> None:
             start_new_session=True,  # not stopped by the terminal's Ctrl+C with picode
         )
     except OSError:
-        pass
+        return
+    _builders[name] = process
+    # Reaped as it ends rather than left a zombie until picode exits.
+    threading.Thread(target=process.wait, name="slice-index-reaper", daemon=True).start()
 
 
 class _SlicedLoader(importlib.abc.Loader):

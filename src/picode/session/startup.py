@@ -38,5 +38,3 @@ class QuickView:
     exports_dir: Path
     #: ``-r`` without an id: the app shows the session picker first.
     pick_session: bool = False
-    #: Where picode keeps caches (the indexes of SDK modules run in slices).
-    cache_dir: Path | None = None
