@@ -18,6 +18,10 @@ TIMEOUT_S = 120.0
 #: wrapper imports the app module first; the process imports the same modules either way.
 FIRST_FRAME_CLI = """
 import sys
+from picode import cli
+
+# As the real command does before anything else loads (a build without it: nothing).
+getattr(cli, "compile_once", lambda: None)()
 from picode.tui import app as tui_app
 
 interactive_run = tui_app.PicodeApp.run

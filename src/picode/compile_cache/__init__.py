@@ -29,7 +29,6 @@ import dataclasses
 import importlib
 import importlib.util
 import marshal
-import os
 import re
 import sys
 import threading
@@ -38,17 +37,12 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
+from picode.compile_cache.store import Store
+
 try:
     from _blake2 import blake2b  # hashlib's own, without loading OpenSSL at start-up
 except ImportError:  # pragma: no cover
     from hashlib import blake2b
-
-#: An entry no process used in this many saves in a row is dropped: the classes and patterns
-#: of older picode or library versions, and texts that differ in every process (the
-#: standard tokenizer's pattern is built from a set), do not pile up.
-KEEP_UNUSED_SAVES = 8
-#: Per kind, beyond this many entries the file keeps this process's alone.
-MAX_ENTRIES = 4000
 
 _ORIGINAL_EXEC = builtins.exec
 #: The flags ``exec`` would compile the text with: the dataclasses module's own futures.
@@ -82,20 +76,12 @@ def cache_file(cache_dir: Path) -> Path:
 
 
 class CompileCache:
-    """Compiled dataclass texts and regex engine code, read from one file and written back."""
+    """The dataclasses module's ``exec`` and ``re``'s compiler, answered from the store."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        codes, patterns, self.unused = _read(path)
-        #: By a digest of the text, kept as marshal data, and patterns' engine code as
-        #: packed words: a few blocks of bytes rather than many objects, for as long as
-        #: start-up lasts.
-        self.codes: dict[bytes, bytes] = codes
-        self.patterns: dict[tuple[str | bytes, int], tuple[Any, ...]] = patterns
-        self.used_codes: set[bytes] = set()
-        self.used_patterns: set[tuple[str | bytes, int]] = set()
-        self.added = 0
-        self._lock = threading.Lock()
+        #: Dataclass texts by a digest, as marshal data; patterns by text and flags, their
+        #: ``_sre.compile`` arguments as marshal data with the engine code packed.
+        self.store = Store(path, ("dataclasses", "patterns"))
         self._compiling = threading.local()
 
     # --- dataclasses ----------------------------------------------------------------------
@@ -109,14 +95,11 @@ class CompileCache:
     ) -> None:
         if type(source) is str:
             key = _digest(source)
-            kept = self.codes.get(key)
+            kept = self.store.get("dataclasses", key)
             code = _code(kept) if kept is not None else None
             if code is None:
                 code = compile(source, "<string>", "exec", flags=_FLAGS, dont_inherit=True)
-                with self._lock:
-                    self.codes[key] = marshal.dumps(code)
-                    self.added += 1
-            self.used_codes.add(key)
+                self.store.put("dataclasses", key, marshal.dumps(code))
             source = code
         _ORIGINAL_EXEC(source, globals, locals)
 
@@ -131,14 +114,12 @@ class CompileCache:
         ):
             return _ORIGINAL_RE_COMPILE(pattern, flags)
         key = (pattern, int(flags))
-        arguments = self.patterns.get(key)
-        if arguments is not None:
-            self.used_patterns.add(key)
+        kept = self.store.get("patterns", key)
+        if kept is not None:
             try:
-                return _SRE.compile(pattern, *_unpacked(arguments))
-            except (TypeError, ValueError, RuntimeError, OverflowError):
-                with self._lock:  # not this engine's code after all: compile it again
-                    self.patterns.pop(key, None)
+                return _SRE.compile(pattern, *_unpacked(marshal.loads(kept)))
+            except (TypeError, ValueError, RuntimeError, OverflowError, EOFError):
+                self.store.drop("patterns", key)  # not this engine's code: compile again
         self._compiling.key = key
         try:
             return _ORIGINAL_RE_COMPILE(pattern, flags)
@@ -152,38 +133,8 @@ class CompileCache:
         if key is not None and key[0] is pattern:
             kept = _plain(arguments)
             if kept is not None:
-                with self._lock:
-                    self.patterns[key] = kept
-                    self.added += 1
-                self.used_patterns.add(key)
+                self.store.put("patterns", key, kept)
         return compiled
-
-    # --- the file ---------------------------------------------------------------------------
-
-    def save(self) -> None:
-        """Write the file back if this process compiled anything new (atomically: another
-        picode may be reading it)."""
-        with self._lock:
-            if not self.added:
-                return
-            codes, unused_codes = _kept(self.codes, self.used_codes, self.unused[0])
-            patterns, unused_patterns = _kept(self.patterns, self.used_patterns, self.unused[1])
-            self.added = 0
-            data = marshal.dumps(
-                {
-                    "dataclasses": codes,
-                    "patterns": patterns,
-                    "unused": [unused_codes, unused_patterns],
-                }
-            )
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            temporary.write_bytes(data)
-            os.replace(temporary, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
 
 
 class _EngineProxy:
@@ -196,9 +147,9 @@ class _EngineProxy:
         return getattr(_SRE, name)
 
 
-def _plain(arguments: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """The arguments as plain values marshal can keep (``re`` passes int subclasses), a
-    list of code words packed into bytes."""
+def _plain(arguments: tuple[Any, ...]) -> bytes | None:
+    """The arguments as marshal data (``re`` passes int subclasses), a list of code words
+    packed into bytes."""
     plain: list[Any] = []
     try:
         for value in arguments:
@@ -211,13 +162,14 @@ def _plain(arguments: tuple[Any, ...]) -> tuple[Any, ...] | None:
             elif isinstance(value, bytes):
                 return None  # would read back as packed words
             plain.append(value)
-        marshal.dumps(plain)
+        return marshal.dumps(tuple(plain))
     except (TypeError, ValueError, OverflowError):  # not the shape this was written for
         return None
-    return tuple(plain)
 
 
-def _unpacked(arguments: tuple[Any, ...]) -> list[Any]:
+def _unpacked(arguments: Any) -> list[Any]:
+    if type(arguments) is not tuple:
+        raise TypeError("not the arguments of _sre.compile")
     return [array(_WORD, value).tolist() if type(value) is bytes else value for value in arguments]
 
 
@@ -232,61 +184,6 @@ def _code(data: bytes) -> CodeType | None:
     except (EOFError, ValueError, TypeError):
         return None
     return code if type(code) is CodeType else None
-
-
-def _kept(
-    entries: dict[Any, Any], used: set[Any], unused_before: dict[Any, int]
-) -> tuple[dict[Any, Any], dict[Any, int]]:
-    """The entries to write and the saves since each was last used (this process counts
-    once, however often it saves)."""
-    unused = {key: 0 if key in used else unused_before.get(key, 0) + 1 for key in entries}
-    kept = {key: value for key, value in entries.items() if unused[key] <= KEEP_UNUSED_SAVES}
-    if len(kept) > MAX_ENTRIES:
-        kept = {key: value for key, value in kept.items() if key in used}
-    return kept, {key: unused[key] for key in kept}
-
-
-Unused = tuple[dict[bytes, int], dict[tuple[str | bytes, int], int]]
-
-
-def _read(
-    path: Path,
-) -> tuple[dict[bytes, bytes], dict[tuple[str | bytes, int], tuple[Any, ...]], Unused]:
-    try:
-        loaded = marshal.loads(path.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}, {}, ({}, {})
-    if not isinstance(loaded, dict):
-        return {}, {}, ({}, {})
-    codes = loaded.get("dataclasses")
-    patterns = loaded.get("patterns")
-    unused = loaded.get("unused")
-    if not (
-        isinstance(unused, list)
-        and len(unused) == 2
-        and all(
-            isinstance(counts, dict) and all(type(n) is int for n in counts.values())
-            for counts in unused
-        )
-    ):
-        unused = [{}, {}]
-    return (
-        {
-            text: code
-            for text, code in (codes.items() if isinstance(codes, dict) else ())
-            if type(text) is bytes and len(text) == _DIGEST_SIZE and type(code) is bytes
-        },
-        {
-            key: arguments
-            for key, arguments in (patterns.items() if isinstance(patterns, dict) else ())
-            if type(key) is tuple
-            and len(key) == 2
-            and type(key[0]) in (str, bytes)
-            and type(key[1]) is int
-            and type(arguments) is tuple
-        },
-        (unused[0], unused[1]),
-    )
 
 
 _installed: CompileCache | None = None
@@ -310,12 +207,11 @@ def install(cache_dir: Path) -> CompileCache:
 def save() -> None:
     """Keep what this process compiled for the next start (nothing when nothing is new)."""
     if _installed is not None:
-        _installed.save()
+        _installed.store.save()
 
 
 def finish() -> None:
-    """Start-up is over: keep what it compiled, then stop caching and let go of the entries
-    (~2 MB that would otherwise stay for the session)."""
+    """Start-up is over: keep what it compiled, then stop caching and let go of the file."""
     save()
     uninstall()
 
@@ -329,4 +225,5 @@ def uninstall() -> None:
         if _re_compiler is not None:
             _re_compiler._sre = _SRE
             _re_compiler.compile = _ORIGINAL_RE_COMPILE
+        _installed.store.close()
         _installed = None
