@@ -74,11 +74,14 @@ def test_a_damaged_file_is_ignored_and_replaced(tmp_path: Path, content: bytes) 
 
 def test_entries_pointing_outside_the_data_are_ignored(tmp_path: Path) -> None:
     path = tmp_path / "cache"
-    index = {"texts": {b"in": (0, 4), b"out": (2, 40), b"odd": (-1, 2), b"bad": "x"}}
-    path.write_bytes(_file({"index": index, "unused": {"texts": {b"in": 0}}}, b"datadata"))
+    index = {"texts": {b"in": 4, b"out": 2 << 32 | 40, b"odd": -1, b"bad": "x", b"tuple": (0, 4)}}
+    path.write_bytes(_file({"index": index, "unused": {"texts": {b"in": "x"}}}, b"datadata"))
     read = Store(path, KINDS)
-    assert read.keys("texts") == {b"in"}
     assert read.get("texts", b"in") == b"data"
+    assert [read.get("texts", key) for key in (b"out", b"odd", b"bad", b"tuple")] == [None] * 4
+    read.put("texts", b"new", b"v")
+    read.save()  # the entries it could not read are not written back
+    assert Store(path, KINDS).keys("texts") == {b"in", b"new"}
 
 
 def test_data_that_does_not_match_its_crc_is_not_used(tmp_path: Path) -> None:

@@ -2,11 +2,12 @@
 memory map so that start-up holds an index rather than the entries themselves.
 
 Layout: ``PCC1``, the header's length (4 bytes, little-endian), the header (marshal: per
-kind, each key's offset and length in the data that follows, and how many saves in a row
-no process used it; the data's CRC-32), then the data. A file whose data does not match
-its CRC is not used: damaged engine code could still be valid code for another pattern.
-Written whole to a temporary file and renamed over the old one: a process still reading
-the old file keeps its own map of it.
+kind, each key's place in the data that follows, ``offset << 32 | length``, and how many
+saves in a row no process used it; the data's CRC-32), then the data. The header is used as
+loaded, each place checked when it is read: start-up makes one object per key, not four.
+A file whose data does not match its CRC is not used: damaged engine code could still be
+valid code for another pattern. Written whole to a temporary file and renamed over the old
+one: a process still reading the old file keeps its own map of it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ class Store:
         self.path = path
         self.kinds = kinds
         self._map: mmap.mmap | None = None
-        self._index: dict[str, dict[Any, tuple[int, int]]] = {kind: {} for kind in kinds}
+        self._index: dict[str, dict[Any, Any]] = {kind: {} for kind in kinds}
+        self._data_start = 0
         self._unused: dict[str, dict[Any, int]] = {kind: {} for kind in kinds}
         self._new: dict[str, dict[Any, bytes]] = {kind: {} for kind in kinds}
         self._used: dict[str, set[Any]] = {kind: set() for kind in kinds}
@@ -53,10 +55,13 @@ class Store:
         data = self._new[kind].get(key)
         if data is None:
             place = self._index[kind].get(key)
-            if place is None or self._map is None:
+            if type(place) is not int or place < 0 or self._map is None:
                 return None
-            start, length = place
-            data = self._map[start : start + length]
+            start = self._data_start + (place >> 32)
+            end = start + (place & 0xFFFFFFFF)
+            if end > len(self._map):
+                return None
+            data = self._map[start:end]
         self._used[kind].add(key)
         return data
 
@@ -85,7 +90,7 @@ class Store:
             chunks: list[bytes] = []
             offset = 0
             for kind in self.kinds:
-                index: dict[Any, tuple[int, int]] = {}
+                index: dict[Any, int] = {}
                 unused: dict[Any, int] = {}
                 header["index"][kind] = index
                 header["unused"][kind] = unused
@@ -93,7 +98,7 @@ class Store:
                     data = self.get_quietly(kind, key)
                     if data is None:
                         continue
-                    index[key] = (offset, len(data))
+                    index[key] = offset << 32 | len(data)
                     unused[key] = count
                     chunks.append(data)
                     offset += len(data)
@@ -135,7 +140,7 @@ class Store:
         """Keys to write and the saves since each was last used (a process counts once,
         however often it saves)."""
         used, before = self._used[kind], self._unused[kind]
-        unused = {key: 0 if key in used else before.get(key, 0) + 1 for key in self.keys(kind)}
+        unused = {key: 0 if key in used else _count(before.get(key)) + 1 for key in self.keys(kind)}
         kept = {key: count for key, count in unused.items() if count <= KEEP_UNUSED_SAVES}
         if len(kept) > MAX_ENTRIES:
             kept = {key: count for key, count in kept.items() if key in used}
@@ -153,7 +158,7 @@ class Store:
                 raise ValueError("not a cache file")
             body = _HEAD.size + length
             header = marshal.loads(mapped[_HEAD.size : body])
-            index, unused = _checked(header, self.kinds, len(mapped) - body)
+            index, unused = _checked(header, self.kinds)
             with memoryview(mapped) as view, view[body:] as data:
                 if zlib.crc32(data) != header.get("crc"):
                     raise ValueError("the data does not match its CRC")
@@ -161,9 +166,13 @@ class Store:
             mapped.close()
             return
         self._map = mapped
-        for kind in self.kinds:
-            self._index[kind] = {key: (body + start, n) for key, (start, n) in index[kind].items()}
-            self._unused[kind] = unused[kind]
+        self._data_start = body
+        self._index = index
+        self._unused = unused
+
+
+def _count(value: object) -> int:
+    return value if type(value) is int else 0
 
 
 def _crc(chunks: list[bytes]) -> int:
@@ -174,30 +183,18 @@ def _crc(chunks: list[bytes]) -> int:
 
 
 def _checked(
-    header: Any, kinds: tuple[str, ...], size: int
-) -> tuple[dict[str, dict[Any, tuple[int, int]]], dict[str, dict[Any, int]]]:
-    """The header's index and counts, each entry inside the data; ValueError otherwise."""
+    header: Any, kinds: tuple[str, ...]
+) -> tuple[dict[str, dict[Any, Any]], dict[str, dict[Any, Any]]]:
+    """The header's index and counts per kind, as loaded; ValueError if it has no such
+    shape (each place is checked as it is read)."""
     if not isinstance(header, dict):
         raise ValueError("no header")
     index, unused = header.get("index"), header.get("unused")
     if not isinstance(index, dict) or not isinstance(unused, dict):
         raise ValueError("no index")
-    places: dict[str, dict[Any, tuple[int, int]]] = {}
-    counts: dict[str, dict[Any, int]] = {}
     for kind in kinds:
-        entries, kind_counts = index.get(kind, {}), unused.get(kind, {})
-        if not isinstance(entries, dict) or not isinstance(kind_counts, dict):
+        index.setdefault(kind, {})
+        unused.setdefault(kind, {})
+        if not isinstance(index[kind], dict) or not isinstance(unused[kind], dict):
             raise ValueError(f"no index for {kind}")
-        places[kind] = {}
-        for key, place in entries.items():
-            if (
-                type(place) is tuple
-                and len(place) == 2
-                and all(type(n) is int and n >= 0 for n in place)
-                and place[0] + place[1] <= size
-            ):
-                places[kind][key] = place
-        counts[kind] = {
-            key: n for key, n in kind_counts.items() if key in places[kind] and type(n) is int
-        }
-    return places, counts
+    return index, unused
