@@ -176,7 +176,7 @@ def _is_submodule(module: ModuleType, name: str) -> bool:
     return bool(path) and importlib.machinery.PathFinder.find_spec(full, path) is not None
 
 
-class _WrappingLoader(importlib.abc.Loader):
+class WrappingLoader(importlib.abc.Loader):
     """Creates the module as the real loader does; how it runs is the subclass's."""
 
     def __init__(self, real: importlib.abc.Loader, origin: str) -> None:
@@ -187,7 +187,7 @@ class _WrappingLoader(importlib.abc.Loader):
         return self._real.create_module(spec)
 
 
-class _LazyPackageLoader(_WrappingLoader):
+class _LazyPackageLoader(WrappingLoader):
     def __init__(self, real: importlib.abc.Loader, origin: str, *, strict: bool) -> None:
         super().__init__(real, origin)
         self._strict = strict
@@ -218,7 +218,7 @@ def _defined_otherwise(source: str) -> frozenset[str]:
     return frozenset(m.group(1) for m in _TOP_LEVEL_BINDING.finditer(source))
 
 
-class _DeferredModuleLoader(_WrappingLoader):
+class _DeferredModuleLoader(WrappingLoader):
     """A module of functions and definitions only, run on first use of any name; until then
     each top-level function is a stand-in that runs the module and calls the real one."""
 

@@ -26,6 +26,7 @@ from types import CodeType, ModuleType
 from typing import Any
 
 from picode.ai import sdk_cache
+from picode.ai.lazy_sdk import WrappingLoader
 from picode.ai.slice_file import decode, source_key
 
 #: The modules loaded this way.
@@ -196,14 +197,10 @@ def start_builder(name: str, origin: str, target: Path) -> None:
     threading.Thread(target=process.wait, name="slice-index-reaper", daemon=True).start()
 
 
-class _SlicedLoader(importlib.abc.Loader):
+class _SlicedLoader(WrappingLoader):
     def __init__(self, real: importlib.abc.Loader, origin: str, folder: Path) -> None:
-        self._real = real
-        self._origin = origin
+        super().__init__(real, origin)
         self._folder = folder
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._real.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         target = index_path(self._folder, module.__name__)

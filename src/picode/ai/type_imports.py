@@ -33,6 +33,8 @@ from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
+from picode.ai.lazy_sdk import WrappingLoader
+
 #: Where the classes that may be deferred come from.
 TYPE_PACKAGES = ("anthropic.types",)
 #: The modules whose type-only imports are deferred.
@@ -304,16 +306,12 @@ def _read(path: str) -> str | None:
 # --- the loader -------------------------------------------------------------------------------
 
 
-class _DeferringLoader(importlib.abc.Loader):
+class _DeferringLoader(WrappingLoader):
     def __init__(
         self, real: importlib.abc.Loader, origin: str, type_packages: tuple[str, ...]
     ) -> None:
-        self._real = real
-        self._origin = origin
+        super().__init__(real, origin)
         self._type_packages = type_packages
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._real.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         prepared = self._prepare(module)
