@@ -10,7 +10,7 @@ pattern is parsed and turned into the regex engine's code (Pygments' Python lexe
 once").
 
 Both results depend only on their input, so they are kept in the cache folder, keyed by
-that input: the exact source text of a dataclass's methods, a pattern and its flags. A
+that input (a 128-bit digest of a dataclass's method text; a pattern and its flags). A
 dataclass's code still runs through the real ``exec`` with the globals and locals Python
 passed, compiled with the dataclasses module's own compiler flags; a pattern's engine code
 goes to the same ``_sre.compile`` call with the same arguments Python's ``re`` made (the
