@@ -126,8 +126,12 @@ def compile_once() -> None:
     from picode.ai import sdk_cache
     from picode.session.paths import resolve_paths
 
-    cache_dir = resolve_paths().cache_dir
-    compile_cache.install(cache_dir)
+    try:
+        cache_dir = resolve_paths().cache_dir
+        compile_cache.install(cache_dir)
+    except Exception:  # without these caches picode starts as it always did, only slower
+        compile_cache.uninstall()
+        return
     # Where the indexes of SDK modules run in slices are kept (picode.ai.sliced_module).
     sdk_cache.set_folder(cache_dir)
 

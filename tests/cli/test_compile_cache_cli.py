@@ -55,3 +55,14 @@ def test_the_tui_writes_it_once_the_first_reply_has_settled(
     terminal.wait_for_text("Settled answer.")
     wait_until(lambda: cache_files(picode), 30, "the cache written with picode running")
     assert terminal.process.poll() is None
+
+
+def test_a_cache_folder_that_cannot_be_read_or_made_costs_only_speed(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    use(API, wire, picode)
+    (picode.home / "cache").write_text("a file where the folder should be")
+    wire.enqueue(API.text("still answers"))
+    result = picode.run("-p", "hello", "--model", API.model)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "still answers\n"

@@ -204,3 +204,18 @@ def test_finishing_keeps_what_start_up_compiled_and_lets_go(tmp_path: Path) -> N
     assert compile_cache._re_compiler.compile is compile_cache._ORIGINAL_RE_COMPILE
     kept = compile_cache.CompileCache(compile_cache.cache_file(tmp_path)).store
     assert kept.keys("dataclasses") and ("finish(ed)?", 0) in kept.keys("patterns")
+
+
+def test_a_start_whose_cache_cannot_be_set_up_goes_on_without(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from picode import cli
+    from picode.session import paths
+
+    def no_paths() -> None:
+        raise RuntimeError("no home")
+
+    monkeypatch.setattr(paths, "resolve_paths", no_paths)
+    cli.compile_once()  # must not raise
+    assert "exec" not in vars(dataclasses)
+    assert compile_cache._installed is None
