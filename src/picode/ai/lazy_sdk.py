@@ -23,7 +23,7 @@ import importlib.machinery
 import re
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -174,6 +174,21 @@ def _is_submodule(module: ModuleType, name: str) -> bool:
     path = getattr(module, "__path__", None)
     full = f"{module.__name__}.{name}"
     return bool(path) and importlib.machinery.PathFinder.find_spec(full, path) is not None
+
+
+def module_spec_wrapped(
+    fullname: str,
+    path: Sequence[str] | None,
+    wrap: Callable[[importlib.abc.Loader, str], importlib.abc.Loader],
+) -> importlib.machinery.ModuleSpec | None:
+    """The path finder's spec for ``fullname``; a module (not a package) from a ``.py``
+    source gets the loader ``wrap`` makes of the real one and the source's path."""
+    spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is not None:
+        return spec
+    if isinstance(spec.origin, str) and spec.origin.endswith(".py"):
+        spec.loader = wrap(spec.loader, spec.origin)
+    return spec
 
 
 class WrappingLoader(importlib.abc.Loader):

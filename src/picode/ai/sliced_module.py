@@ -26,7 +26,7 @@ from types import CodeType, ModuleType
 from typing import Any
 
 from picode.ai import sdk_cache
-from picode.ai.lazy_sdk import WrappingLoader
+from picode.ai.lazy_sdk import WrappingLoader, module_spec_wrapped
 from picode.ai.slice_file import decode, source_key
 
 #: The modules loaded this way.
@@ -224,13 +224,11 @@ class SlicedModuleFinder(importlib.abc.MetaPathFinder):
         folder = sdk_cache.folder
         if fullname not in self._names or folder is None:
             return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None or spec.submodule_search_locations is not None:
-            return spec
-        if not isinstance(spec.origin, str) or not spec.origin.endswith(".py"):
-            return spec
-        spec.loader = _SlicedLoader(spec.loader, os.path.abspath(spec.origin), folder)
-        return spec
+        return module_spec_wrapped(
+            fullname,
+            path,
+            lambda real, origin: _SlicedLoader(real, os.path.abspath(origin), folder),
+        )
 
 
 _installed: list[SlicedModuleFinder] = []

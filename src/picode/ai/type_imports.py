@@ -33,7 +33,7 @@ from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
-from picode.ai.lazy_sdk import WrappingLoader
+from picode.ai.lazy_sdk import WrappingLoader, module_spec_wrapped
 
 #: Where the classes that may be deferred come from.
 TYPE_PACKAGES = ("anthropic.types",)
@@ -363,13 +363,11 @@ class DeferringFinder(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if not fullname.startswith(self._consumers):
             return None
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None or spec.submodule_search_locations is not None:
-            return spec
-        if not isinstance(spec.origin, str) or not spec.origin.endswith(".py"):
-            return spec
-        spec.loader = _DeferringLoader(spec.loader, spec.origin, self._type_packages)
-        return spec
+        return module_spec_wrapped(
+            fullname,
+            path,
+            lambda real, origin: _DeferringLoader(real, origin, self._type_packages),
+        )
 
 
 _installed: list[DeferringFinder] = []
