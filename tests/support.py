@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -30,6 +31,17 @@ async def wait_until(predicate: Callable[[], object], timeout: float = 5.0, what
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what or predicate}")
         await asyncio.sleep(0.005)
+
+
+def poll_until(
+    predicate: Callable[[], object], timeout: float, what: str = "", interval: float = 0.02
+) -> None:
+    """``wait_until`` outside an event loop: another process or thread does the work."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        time.sleep(interval)
 
 
 async def pump_until(

@@ -3,12 +3,10 @@ and anything the index does not know runs the package's own ``__init__``."""
 
 from __future__ import annotations
 
-import builtins
 import importlib
 import json
 import subprocess
 import sys
-import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +15,7 @@ from types import ModuleType
 import pytest
 
 from picode.ai.lazy_sdk import LazySdkFinder, reexports
+from tests.ai.fake_packages import fake_packages
 
 ROOT = "fakesdk"
 
@@ -122,23 +121,14 @@ FILES = {
 def sdk(tmp_path: Path) -> Iterator[list[str]]:
     """A generated-looking SDK on sys.path, loaded through the lazy finder; yields the log of
     the modules that ran."""
-    for name, text in FILES.items():
-        path = tmp_path / ROOT / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    finder = LazySdkFinder([ROOT], [f"{ROOT}._picker", f"{ROOT}._errors"])
-    sys.path.insert(0, str(tmp_path))
-    sys.meta_path.insert(0, finder)
-    executed: list[str] = []
-    builtins._fakesdk_executed = executed  # type: ignore[attr-defined]
-    try:
-        yield executed
-    finally:
-        sys.meta_path.remove(finder)
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == ROOT or m.startswith(ROOT + ".")]:
-            del sys.modules[name]
-        del builtins._fakesdk_executed  # type: ignore[attr-defined]
+    with fake_packages(
+        tmp_path,
+        ROOT,
+        FILES,
+        LazySdkFinder([ROOT], [f"{ROOT}._picker", f"{ROOT}._errors"]),
+        "_fakesdk_executed",
+    ) as log:
+        yield log
 
 
 def fresh(name: str) -> ModuleType:

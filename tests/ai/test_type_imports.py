@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from picode.ai.type_imports import DeferringFinder, deferrable
+from tests.ai.fake_packages import fake_packages
 
 HEADER = "from __future__ import annotations\nfrom typing import Callable, cast\n"
 PACKAGE = "sdk.lib.tracing"
@@ -142,25 +143,14 @@ FILES = {
 
 @pytest.fixture
 def fake_sdk(tmp_path: Path) -> Iterator[list[str]]:
-    import builtins
-
-    for name, text in FILES.items():
-        path = tmp_path / ROOT / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    finder = DeferringFinder([f"{ROOT}.lib."], [f"{ROOT}.types"])
-    sys.path.insert(0, str(tmp_path))
-    sys.meta_path.insert(0, finder)
-    ran: list[str] = []
-    builtins._fakesdk_types_ran = ran  # type: ignore[attr-defined]
-    try:
-        yield ran
-    finally:
-        sys.meta_path.remove(finder)
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == ROOT or m.startswith(ROOT + ".")]:
-            del sys.modules[name]
-        del builtins._fakesdk_types_ran  # type: ignore[attr-defined]
+    with fake_packages(
+        tmp_path,
+        ROOT,
+        FILES,
+        DeferringFinder([f"{ROOT}.lib."], [f"{ROOT}.types"]),
+        "_fakesdk_types_ran",
+    ) as log:
+        yield log
 
 
 def test_a_type_only_import_runs_no_type_module(fake_sdk: list[str]) -> None:

@@ -4,7 +4,6 @@ a print run's exit; a start after the first compiles no class again."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from picode.compile_cache.store import Store
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
 from tests.cli.terminal import Terminal
+from tests.support import poll_until
 from tests.wire.server import WireServer
 
 API = AnthropicDriver()
@@ -20,14 +20,6 @@ KINDS = ("dataclasses", "patterns")
 
 def cache_files(picode: PicodeEnv) -> list[Path]:
     return sorted((picode.home / "cache").glob("compiled-*.marshal"))
-
-
-def wait_until(condition: Callable[[], object], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not in {timeout} s: {what}")
-        time.sleep(0.05)
 
 
 def test_a_print_run_writes_it_and_the_next_start_compiles_no_class_again(
@@ -53,7 +45,7 @@ def test_the_tui_writes_it_once_the_first_reply_has_settled(
     terminal = tui()
     terminal.type("hello")
     terminal.wait_for_text("Settled answer.")
-    wait_until(lambda: cache_files(picode), 30, "the cache written with picode running")
+    poll_until(lambda: cache_files(picode), 30, "the cache written with picode running")
     assert terminal.process.poll() is None
 
 

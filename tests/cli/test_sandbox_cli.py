@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,21 +16,13 @@ pytest.importorskip("pty")
 from tests.cli.apis import AnthropicDriver, use
 from tests.cli.harness import PicodeEnv
 from tests.cli.terminal import Terminal
+from tests.support import poll_until
 from tests.tools.helpers import sleeps_of
 from tests.wire.server import WireServer
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
 API = AnthropicDriver()
 GONE_TIMEOUT = 10.0
-
-
-def wait_until(condition: object, timeout: float, what: str) -> None:
-    assert callable(condition)
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not in {timeout} s: {what}")
-        time.sleep(0.02)
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGHUP], ids=["kill-9", "hangup"])
@@ -47,11 +38,11 @@ def test_the_models_processes_die_with_picode(
     assert callable(tui)
     terminal: Terminal = tui()
     terminal.type("start a background job")
-    wait_until(lambda: sleeps_of(seconds), 30, "the sleep started")
+    poll_until(lambda: sleeps_of(seconds), 30, "the sleep started")
     assert (picode.project / "pidfile").exists()
     terminal.process.send_signal(how)
     terminal.process.wait(30)
-    wait_until(lambda: not sleeps_of(seconds), GONE_TIMEOUT, "the sleep died with picode")
+    poll_until(lambda: not sleeps_of(seconds), GONE_TIMEOUT, "the sleep died with picode")
 
 
 def fake_bwrap_package(root: Path) -> Path:

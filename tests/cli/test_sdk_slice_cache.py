@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.cli.apis import GeminiDriver, use
 from tests.cli.harness import PicodeEnv
-from tests.cli.test_compile_cache_cli import wait_until
+from tests.support import poll_until
 from tests.wire.server import WireServer
 
 API = GeminiDriver()
@@ -26,7 +26,7 @@ def test_a_first_start_builds_the_index_the_next_uses_it(
     first = picode.run("-p", "hello", "--model", API.model)
     assert first.returncode == 0, first.stderr
     assert "first answer" in first.stdout
-    wait_until(index(picode).exists, 60, "the index built after a first start")
+    poll_until(index(picode).exists, 60, "the index built after a first start")
 
     second = picode.run("-p", "hello", "--model", API.model)
     assert second.returncode == 0, second.stderr

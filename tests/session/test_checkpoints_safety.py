@@ -8,13 +8,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from picode.session.checkpoints import CheckpointError, CheckpointStore, PathChange
 from tests.session.checkpoint_helpers import Project, needs_git, tree_bytes
+from tests.support import poll_until
 
 pytestmark = needs_git
 
@@ -27,14 +27,8 @@ def project(tmp_path: Path) -> Project:
 
 
 SIZE = 16_384
-
-
-def poll(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.0005)
+#: Polled this often, the kill lands while the restore is still under way.
+CATCH_S = 0.0005
 
 
 def content(n: int, version: str) -> bytes:
@@ -79,9 +73,19 @@ def test_kill_9_during_a_restore_leaves_each_file_old_or_new(tmp_path: Path, mom
         assert child.stdout is not None
         assert child.stdout.readline().strip() == str(FILES).encode()
         if moment == "once files changed":
-            poll(lambda: first.read_bytes() == content(0, "old"), 60, "the first file restored")
+            poll_until(
+                lambda: first.read_bytes() == content(0, "old"),
+                60,
+                "the first file restored",
+                interval=CATCH_S,
+            )
         else:
-            poll(lambda: bool(temps_in(project.root / "d0")), 60, "a temporary copy written")
+            poll_until(
+                lambda: bool(temps_in(project.root / "d0")),
+                60,
+                "a temporary copy written",
+                interval=CATCH_S,
+            )
         os.kill(child.pid, signal.SIGKILL)
     finally:
         child.kill()

@@ -11,7 +11,7 @@ import pytest
 from picode.ai.providers.faux import FauxText, FauxTurn, text_turn
 from picode.tui import gc_pause
 from picode.tui.controllers import router
-from tests.tui.conftest import SIZE, TuiHarness, run, type_text, wait_until
+from tests.tui.conftest import SIZE, TuiHarness, opened, run, send, wait_until
 
 
 class FakeCycle:
@@ -83,13 +83,12 @@ def test_the_garbage_frozen_before_a_reply_is_collected_a_moment_after_it_is_sho
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None, what="the session")
+            await opened(pilot)
             await pilot.pause()
             ref = frozen_garbage()
             await pilot.pause()
             assert ref() is not None
-            await type_text(pilot, "hello")
-            await pilot.press("enter")
+            await send(pilot, "hello")
             await wait_until(pilot, lambda: not app.status.is_working, what="the reply")
             assert ref() is not None  # not as the reply lands: a key may follow at once
             await wait_until(pilot, lambda: ref() is None, what="the sweep after the reply")
@@ -109,14 +108,12 @@ def test_no_sweep_while_a_run_is_under_way(
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None, what="the session")
+            await opened(pilot)
             await pilot.pause()
             ref = frozen_garbage()
-            await type_text(pilot, "one")
-            await pilot.press("enter")
+            await send(pilot, "one")
             await wait_until(pilot, lambda: not app.status.is_working, what="the first reply")
-            await type_text(pilot, "two")
-            await pilot.press("enter")  # the second run starts before the sweep is due
+            await send(pilot, "two")  # the second run starts before the sweep is due
             await wait_until(pilot, lambda: app.status.is_working, what="the second run")
             await wait_until(pilot, lambda: not app.status.is_working, what="the second reply")
             # The first run's timer fired during the second (~1.4 s) and left the sweep owed.
