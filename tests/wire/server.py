@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import select
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -97,7 +98,9 @@ _REASONS = {
 
 
 class WireServer:
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, *, tls: ssl.SSLContext | None = None) -> None:
+        #: A server context: connections are TLS and ``url`` is ``https://``.
+        self._tls = tls
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._listener.bind(("127.0.0.1", port))
@@ -115,7 +118,8 @@ class WireServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if self._tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     @property
     def connection_count(self) -> int:
@@ -180,6 +184,8 @@ class WireServer:
         buffer = b""
         last: RecordedRequest | None = None
         try:
+            if self._tls is not None:
+                conn = self._tls.wrap_socket(conn, server_side=True)
             while not self._stopping.is_set():
                 request, buffer = self._read_request(conn, buffer)
                 if request is None:

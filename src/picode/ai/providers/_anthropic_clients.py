@@ -18,6 +18,7 @@ from typing import Any
 from anthropic import Timeout
 
 from picode.ai.errors import ProviderSetupError
+from picode.ai.providers._asyncio_net import use_asyncio_streams
 from picode.ai.providers._client import ClientSettings
 
 BEDROCK_EXTRA = "pip install 'picode[bedrock]'"
@@ -38,10 +39,13 @@ def make_client(
     if settings.base_url:
         common["base_url"] = settings.base_url
     if variant == "bedrock":
-        return _bedrock(settings, environ, common)
-    if variant == "vertex":
-        return _vertex(settings, environ, common)
-    raise ProviderSetupError(f"unknown Anthropic client '{variant}' (known: bedrock, vertex)")
+        client = _bedrock(settings, environ, common)
+    elif variant == "vertex":
+        client = _vertex(settings, environ, common)
+    else:
+        raise ProviderSetupError(f"unknown Anthropic client '{variant}' (known: bedrock, vertex)")
+    use_asyncio_streams(client)
+    return client
 
 
 def _first(environ: Mapping[str, str], *names: str) -> str | None:

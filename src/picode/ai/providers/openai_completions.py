@@ -30,6 +30,7 @@ from openai import AsyncOpenAI, Timeout
 from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model, builtin_provider_spec
 from picode.ai.options import StreamOptions
+from picode.ai.providers._asyncio_net import use_asyncio_streams
 from picode.ai.providers._client import PLACEHOLDER_API_KEY, base_url_for, client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import (
@@ -102,13 +103,15 @@ async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
         kwargs: dict[str, Any] = {}
         if settings.base_url:
             kwargs["base_url"] = settings.base_url
-        return AsyncOpenAI(
+        client = AsyncOpenAI(
             api_key=settings.api_key or PLACEHOLDER_API_KEY,
             max_retries=0,
             timeout=Timeout(settings.idle_timeout_s, connect=settings.connect_timeout_s),
             default_headers=settings.headers,
             **kwargs,
         )
+        use_asyncio_streams(client)
+        return client
 
     return await cached_client_async(settings.cache_key(API), make, AsyncOpenAI.close)
 

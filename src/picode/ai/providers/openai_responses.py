@@ -26,6 +26,7 @@ from picode.ai.builder import MessageBuilder
 from picode.ai.models import Model
 from picode.ai.options import StreamOptions
 from picode.ai.partial_json import parse_streaming_json
+from picode.ai.providers._asyncio_net import use_asyncio_streams
 from picode.ai.providers._client import client_settings
 from picode.ai.providers._client_cache import cached_client_async
 from picode.ai.providers._convert import object_schema
@@ -68,13 +69,15 @@ async def _client(model: Model, options: StreamOptions) -> AsyncOpenAI:
     settings = client_settings(model, options)
 
     def make() -> AsyncOpenAI:
-        return AsyncOpenAI(
+        client = AsyncOpenAI(
             api_key=settings.api_key,
             base_url=settings.base_url,
             max_retries=0,
             timeout=Timeout(settings.idle_timeout_s, connect=settings.connect_timeout_s),
             default_headers=settings.headers,
         )
+        use_asyncio_streams(client)
+        return client
 
     return await cached_client_async(settings.cache_key(API), make, AsyncOpenAI.close)
 

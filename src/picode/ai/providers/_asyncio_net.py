@@ -1,0 +1,296 @@
+"""The SDK clients' sockets on asyncio's own transports.
+
+httpx2 reads through httpcore2's anyio backend, which pays per read for what a stream of
+small server-sent events does not need: every wait for data registers the socket with the
+selector and removes it again (two ``epoll_ctl`` calls), every read opens an anyio cancel
+scope for its timeout, and TLS is decrypted in Python over a memory BIO, one
+``SSLWantReadError`` per record. A model streams one event per read, so at ~100 deltas a
+second that is most of what a delta costs the event loop.
+
+``AsyncioBackend`` implements httpcore2's public ``AsyncNetworkBackend`` with a plain
+``asyncio.Protocol``: the transport keeps reading into a queue (paused only past
+``HIGH_WATER`` unread bytes), a read that finds data returns without waiting, a timeout is
+one timer on the loop, and TLS is asyncio's ``start_tls``. Errors and timeouts raise
+httpcore2's exceptions, as the anyio backend does, so the SDKs see the same failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+import httpcore2
+from httpcore2._backends.base import AsyncNetworkBackend, AsyncNetworkStream
+from httpcore2._utils import is_socket_readable
+
+#: Unread bytes past which the transport stops reading until the reader catches up.
+HIGH_WATER = 256 * 1024
+#: The delay before racing the next address of a host (RFC 8305), as anyio uses.
+HAPPY_EYEBALLS_DELAY_S = 0.25
+
+SocketOption = (
+    tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+)
+
+
+class _Reader(asyncio.Protocol):
+    """Queues what the transport reads and wakes the one reader waiting for it."""
+
+    def __init__(self) -> None:
+        self.chunks: deque[bytes] = deque()
+        self.buffered = 0
+        self.at_eof = False
+        self.lost = False
+        self.error: BaseException | None = None
+        self.transport: asyncio.Transport | None = None
+        self.paused = False
+        self._waiter: asyncio.Future[None] | None = None
+        self._drained: asyncio.Future[None] | None = None
+        self._writing_paused = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.chunks.append(data)
+        self.buffered += len(data)
+        if self.buffered > HIGH_WATER and not self.paused and self.transport is not None:
+            self.paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool:
+        self.at_eof = True
+        self._wake()
+        # Kept half open as anyio's protocol does; the pool closes it.
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        self.error = exc
+        self._wake()
+        self._wake_writer()
+
+    def pause_writing(self) -> None:
+        self._writing_paused = True
+
+    def resume_writing(self) -> None:
+        self._writing_paused = False
+        self._wake_writer()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _wake_writer(self) -> None:
+        drained = self._drained
+        if drained is not None and not drained.done():
+            drained.set_result(None)
+
+    async def wait_readable(self, timeout: float | None) -> None:
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+            if timer is not None:
+                timer.cancel()
+
+    async def wait_drained(self, timeout: float | None) -> None:
+        if not self._writing_paused or self.lost:
+            return
+        loop = asyncio.get_running_loop()
+        drained = self._drained = loop.create_future()
+        timer = None if timeout is None else loop.call_later(timeout, _expire, drained)
+        try:
+            await drained
+        finally:
+            self._drained = None
+            if timer is not None:
+                timer.cancel()
+
+    def take(self, max_bytes: int) -> bytes:
+        chunk = self.chunks.popleft()
+        if len(chunk) > max_bytes:
+            chunk, rest = chunk[:max_bytes], chunk[max_bytes:]
+            self.chunks.appendleft(rest)
+        self.buffered -= len(chunk)
+        if self.paused and self.buffered <= HIGH_WATER // 4 and self.transport is not None:
+            self.paused = False
+            self.transport.resume_reading()
+        return chunk
+
+
+def _expire(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
+class AsyncioStream(AsyncNetworkStream):
+    """One connection: ``read`` returns what has arrived, waiting only when nothing has."""
+
+    def __init__(self, transport: asyncio.Transport, reader: _Reader) -> None:
+        self._transport = transport
+        self._reader = reader
+        self._closed = False
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        reader = self._reader
+        if not reader.chunks:
+            if self._closed:
+                raise httpcore2.ReadError("the connection was closed")
+            if not (reader.at_eof or reader.lost):
+                try:
+                    await reader.wait_readable(timeout)
+                except TimeoutError as exc:
+                    raise httpcore2.ReadTimeout(exc) from exc
+            if not reader.chunks:
+                if reader.error is not None:
+                    raise httpcore2.ReadError(reader.error) from reader.error
+                return b""
+        return reader.take(max_bytes)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        reader = self._reader
+        if self._closed or reader.lost or self._transport.is_closing():
+            raise httpcore2.WriteError(reader.error or "the connection was closed")
+        self._transport.write(buffer)
+        try:
+            await reader.wait_drained(timeout)
+        except TimeoutError as exc:
+            raise httpcore2.WriteTimeout(exc) from exc
+        if reader.lost and reader.error is not None:
+            raise httpcore2.WriteError(reader.error) from reader.error
+
+    async def aclose(self) -> None:
+        # Closed at once: an aborted reply must free its connection before the next turn.
+        self._closed = True
+        self._transport.abort()
+
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        try:
+            transport = await loop.start_tls(
+                self._transport,
+                self._reader,
+                ssl_context,
+                server_hostname=server_hostname,
+                ssl_handshake_timeout=timeout,
+            )
+        except TimeoutError as exc:
+            self._transport.abort()
+            raise httpcore2.ConnectTimeout(exc) from exc
+        except (OSError, ssl.SSLError, ConnectionError) as exc:
+            self._transport.abort()
+            raise httpcore2.ConnectError(exc) from exc
+        if transport is None:
+            raise httpcore2.ConnectError("the connection closed during the TLS handshake")
+        self._reader.transport = transport
+        return AsyncioStream(transport, self._reader)
+
+    def get_extra_info(self, info: str) -> Any:
+        transport = self._transport
+        if info == "ssl_object":
+            return transport.get_extra_info("ssl_object")
+        if info == "client_addr":
+            return transport.get_extra_info("sockname")
+        if info == "server_addr":
+            return transport.get_extra_info("peername")
+        if info == "socket":
+            return transport.get_extra_info("socket")
+        if info == "is_readable":
+            # The transport reads all the time, so a server's close or stray bytes on an
+            # idle connection have usually been seen already; the socket is asked too.
+            reader = self._reader
+            if reader.chunks or reader.at_eof or reader.lost:
+                return True
+            return is_socket_readable(transport.get_extra_info("socket"))
+        return None
+
+
+class AsyncioBackend(AsyncNetworkBackend):
+    """httpcore2's network backend on asyncio's transports (see the module's docstring)."""
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        connecting = loop.create_connection(
+            _Reader,
+            host,
+            port,
+            local_addr=None if local_address is None else (local_address, 0),
+            happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY_S,
+        )
+        transport, reader = await _connect(connecting, timeout)
+        _apply(transport, socket_options)
+        return AsyncioStream(transport, reader)
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        transport, reader = await _connect(loop.create_unix_connection(_Reader, path), timeout)
+        _apply(transport, socket_options)
+        return AsyncioStream(transport, reader)
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+async def _connect(connecting: Any, timeout: float | None) -> tuple[asyncio.Transport, _Reader]:
+    try:
+        transport, reader = await asyncio.wait_for(connecting, timeout)
+    except TimeoutError as exc:
+        raise httpcore2.ConnectTimeout(exc) from exc
+    except OSError as exc:
+        raise httpcore2.ConnectError(exc) from exc
+    return transport, reader
+
+
+def _apply(transport: asyncio.Transport, options: Iterable[SocketOption] | None) -> None:
+    sock: socket.socket | None = transport.get_extra_info("socket")
+    if sock is None:
+        return
+    for option in options or ():
+        sock.setsockopt(*option)
+
+
+def use_asyncio_streams(sdk_client: Any) -> bool:
+    """Give an SDK client's direct connection pool ``AsyncioBackend``; True if it took.
+
+    The pool is httpx2's transport's; a client built another way (a proxy from the
+    environment, a caller's own ``http_client``, another httpx2 layout) keeps the backend it
+    has, which works the same, only slower."""
+    http_client = getattr(sdk_client, "_client", None)
+    transport = getattr(http_client, "_transport", None)
+    pool = getattr(transport, "_pool", None)
+    if type(pool) is not httpcore2.AsyncConnectionPool:
+        return False
+    if not hasattr(pool, "_network_backend") or pool.connections:
+        return False
+    pool._network_backend = AsyncioBackend()
+    return True

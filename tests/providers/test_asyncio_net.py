@@ -1,0 +1,308 @@
+"""The SDK clients' sockets on asyncio's transports (``providers/_asyncio_net.py``).
+
+First the backend alone against a server on the same loop (what a read returns, its
+timeout, end of stream, a reset, closing, flow control, TLS), then through the real SDKs:
+every httpx2-based provider's client reads through it, over plain HTTP and over TLS, and
+keeps its connection between turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+import struct
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpcore2
+import pytest
+
+from picode.ai.providers import _client_cache
+from picode.ai.providers._asyncio_net import HIGH_WATER, AsyncioBackend, use_asyncio_streams
+from tests.providers.models import wire_model
+from tests.providers.sdk_streaming import TIMEOUT_S, run, simple_context, stream_all
+from tests.wire.anthropic_protocol import AnthropicStream
+from tests.wire.chat_protocol import ChatStream
+from tests.wire.responses_protocol import ResponsesStream, usage
+from tests.wire.server import WireResponse, WireServer
+from tests.wire.tls import local_tls
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+@asynccontextmanager
+async def serving(handler: Handler, tls: ssl.SSLContext | None = None) -> AsyncIterator[int]:
+    server = await asyncio.start_server(handler, "127.0.0.1", 0, ssl=tls)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+
+
+def on_loop(body: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(body(), TIMEOUT_S))
+
+
+def test_a_read_returns_what_has_arrived_up_to_max_bytes() -> None:
+    async def body() -> None:
+        sent = asyncio.Event()
+
+        async def handler(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(b"hello world")
+            await writer.drain()
+            sent.set()
+            await asyncio.sleep(TIMEOUT_S)
+
+        async with serving(handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            await sent.wait()
+            first = await stream.read(5, timeout=5)
+            rest = b""
+            while len(first) + len(rest) < 11:
+                rest += await stream.read(1024, timeout=5)
+            assert (first, rest) == (b"hello", b" world")
+            await stream.aclose()
+
+    on_loop(body)
+
+
+def test_a_read_with_nothing_to_read_times_out_and_the_stream_goes_on() -> None:
+    async def body() -> None:
+        go = asyncio.Event()
+
+        async def handler(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await go.wait()
+            writer.write(b"late")
+            await writer.drain()
+            await asyncio.sleep(TIMEOUT_S)
+
+        async with serving(handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            with pytest.raises(httpcore2.ReadTimeout):
+                await stream.read(1024, timeout=0.05)
+            go.set()
+            assert await stream.read(1024, timeout=5) == b"late"
+            await stream.aclose()
+
+    on_loop(body)
+
+
+def test_the_end_of_the_stream_reads_empty_and_is_readable() -> None:
+    async def body() -> None:
+        async def handler(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(b"bye")
+            writer.close()
+
+        async with serving(handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            received = b""
+            while (data := await stream.read(1024, timeout=5)) != b"":
+                received += data
+            assert received == b"bye"
+            # What the pool asks of an idle connection before it reuses one.
+            assert stream.get_extra_info("is_readable") is True
+            await stream.aclose()
+
+    on_loop(body)
+
+
+def test_a_reset_connection_raises_read_error() -> None:
+    async def body() -> None:
+        async def handler(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            sock = writer.get_extra_info("socket")
+            # Linger 0: close sends a reset, not an end of stream.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+
+        async with serving(handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            with pytest.raises(httpcore2.ReadError):
+                await stream.read(1024, timeout=5)
+            await stream.aclose()
+
+    on_loop(body)
+
+
+def test_closing_frees_the_connection_at_once_and_later_calls_fail() -> None:
+    async def body() -> None:
+        closed = asyncio.Event()
+
+        async def handler(reader: asyncio.StreamReader, _writer: asyncio.StreamWriter) -> None:
+            await reader.read()  # returns at the client's close
+            closed.set()
+
+        async with serving(handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            idle = stream.get_extra_info("is_readable")
+            await stream.aclose()
+            await asyncio.wait_for(closed.wait(), 5)
+            with pytest.raises(httpcore2.ReadError):
+                await stream.read(1024)
+            with pytest.raises(httpcore2.WriteError):
+                await stream.write(b"x")
+            assert idle is False
+
+    on_loop(body)
+
+
+def test_a_refused_connection_raises_connect_error() -> None:
+    async def body() -> None:
+        with socket.socket() as unused:
+            unused.bind(("127.0.0.1", 0))
+            port = unused.getsockname()[1]
+        with pytest.raises(httpcore2.ConnectError):
+            await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+
+    on_loop(body)
+
+
+def test_a_reader_that_falls_behind_pauses_the_socket_and_loses_nothing() -> None:
+    total = 8 * HIGH_WATER
+
+    async def body() -> None:
+        async def handler(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            for index in range(total // 4096):
+                writer.write(bytes([index % 251]) * 4096)
+                await writer.drain()
+            writer.close()
+
+        async with serving(handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            reader = stream._reader  # type: ignore[attr-defined]
+            await _until(lambda: reader.paused)
+            # Paused: what waits unread is bounded, the rest stays with the sender.
+            assert reader.buffered <= HIGH_WATER + 256 * 1024
+            received = bytearray()
+            while (data := await stream.read(65536, timeout=5)) != b"":
+                received += data
+            expected = b"".join(bytes([i % 251]) * 4096 for i in range(total // 4096))
+            assert received == expected
+            assert not reader.paused
+            await stream.aclose()
+
+    on_loop(body)
+
+
+def test_a_write_the_peer_never_reads_times_out() -> None:
+    async def body() -> None:
+        async def handler(_reader: asyncio.StreamReader, _writer: asyncio.StreamWriter) -> None:
+            await asyncio.sleep(TIMEOUT_S)  # never reads
+
+        async with serving(handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            with pytest.raises(httpcore2.WriteTimeout):
+                await _write_until_stuck(stream)
+            await stream.aclose()
+
+    on_loop(body)
+
+
+def test_tls_is_negotiated_with_alpn_and_reads_through(tmp_path: Path) -> None:
+    server_tls, ca_file = local_tls(tmp_path)
+    server_tls.set_alpn_protocols(["http/1.1"])
+
+    async def body() -> None:
+        async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write((await reader.readexactly(4)).upper())
+            await writer.drain()
+            await asyncio.sleep(TIMEOUT_S)
+
+        async with serving(handler, server_tls) as port:
+            plain = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            client_tls = ssl.create_default_context(cafile=str(ca_file))
+            client_tls.set_alpn_protocols(["http/1.1"])
+            stream = await plain.start_tls(client_tls, server_hostname="127.0.0.1", timeout=5)
+            ssl_object = stream.get_extra_info("ssl_object")
+            assert ssl_object is not None
+            assert ssl_object.selected_alpn_protocol() == "http/1.1"
+            await stream.write(b"ping", timeout=5)
+            assert await stream.read(1024, timeout=5) == b"PING"
+            await stream.aclose()
+
+    on_loop(body)
+
+
+def test_a_certificate_the_client_does_not_trust_fails_to_connect(tmp_path: Path) -> None:
+    server_tls, _ca_file = local_tls(tmp_path)
+
+    async def body() -> None:
+        async def handler(_reader: asyncio.StreamReader, _writer: asyncio.StreamWriter) -> None:
+            await asyncio.sleep(TIMEOUT_S)
+
+        async with serving(handler, server_tls) as port:
+            plain = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            with pytest.raises(httpcore2.ConnectError):
+                await plain.start_tls(
+                    ssl.create_default_context(), server_hostname="127.0.0.1", timeout=5
+                )
+
+    on_loop(body)
+
+
+async def _write_until_stuck(stream: httpcore2.AsyncNetworkStream) -> None:
+    for _ in range(1000):  # the kernel's buffers fill long before
+        await stream.write(b"x" * (1 << 20), timeout=0.2)
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.001)
+
+
+# --- through the SDKs ---------------------------------------------------------------------
+
+
+def _reply(api: str, text: str) -> WireResponse:
+    if api == "anthropic-messages":
+        return AnthropicStream().text(*text.split(" ")).stop().response()
+    if api == "openai-completions":
+        return ChatStream().text(*text.split(" ")).end("stop").response()
+    return ResponsesStream().created().message(text.split(" ")).completed(usage(5, 3)).response()
+
+
+APIS = ["anthropic-messages", "openai-completions", "openai-responses"]
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
+@pytest.mark.parametrize("api", APIS)
+def test_each_sdk_client_reads_through_asyncio_and_keeps_its_connection(
+    api: str, tls: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server_tls = None
+    if tls:
+        server_tls, ca_file = local_tls(tmp_path)
+        monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+    with WireServer(tls=server_tls) as wire:
+        wire.enqueue(_reply(api, "one two"), _reply(api, "three four"))
+        model = wire_model(api, wire, reasoning=False)
+
+        async def turns() -> tuple[list[str], list[type]]:
+            texts = []
+            for _ in range(2):
+                outcome = await stream_all(model, simple_context())
+                assert outcome.message.stop_reason == "stop", outcome.message.error_message
+                texts.append(outcome.deltas(0))
+            clients = _client_cache._clients[asyncio.get_running_loop()].values()
+            backends = [type(_pool(client)._network_backend) for client, _close in clients]
+            return texts, backends
+
+        texts, backends = run(turns)
+        assert wire.url.startswith("https:" if tls else "http:")
+        assert texts == ["onetwo", "threefour"]
+        assert backends == [AsyncioBackend]
+        assert wire.connection_count == 1
+
+
+def _pool(sdk_client: object) -> httpcore2.AsyncConnectionPool:
+    pool = sdk_client._client._transport._pool  # type: ignore[attr-defined]
+    assert isinstance(pool, httpcore2.AsyncConnectionPool)
+    return pool
+
+
+def test_a_client_whose_pool_is_not_the_expected_shape_keeps_its_backend() -> None:
+    class Elsewhere:
+        _client = object()
+
+    assert use_asyncio_streams(Elsewhere()) is False
