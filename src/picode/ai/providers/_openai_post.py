@@ -47,11 +47,11 @@ async def post_stream(client: AsyncOpenAI, path: str, params: dict[str, Any]) ->
 
 async def read_events(stream: AsyncStream[Any], handle: Callable[[Json], object]) -> None:
     """Hand each event's JSON object to ``handle`` as it arrives, until ``data: [DONE]``,
-    the end of the body, or ``handle`` returning a true value (a terminal event: the rest
-    is not read, and leaving the stream's ``async with`` closes the connection).
+    the end of the body, or ``handle`` returning a true value (a terminal event).
 
-    What the SDK's stream does with the events, picode does: after ``[DONE]`` the rest of
-    an HTTP/1.1 body is drained (briefly) so the connection can be reused; an event whose
+    What the SDK's stream does with the events, picode does: after ``[DONE]`` (and after a
+    terminal event: the Responses API sends no ``[DONE]``) the rest of an HTTP/1.1 body is
+    drained (briefly) so the connection can be reused; an event whose
     JSON has a non-empty ``error`` is raised as the SDK's ``APIError`` with that error as
     its body; events named ``thread.*`` (the Assistants API's) are not handed on, the SDK
     wrapped them in an object neither provider reads; a failed read is raised as the SDK's
@@ -75,7 +75,8 @@ async def read_events(stream: AsyncStream[Any], handle: Callable[[Json], object]
         error = event.get("error")
         if error:
             raise _stream_error(stream, error)
-        return bool(handle(event))
+        done = bool(handle(event))
+        return done
 
     try:
         await read_sse(response.aiter_bytes(), dispatch)
