@@ -13,13 +13,16 @@ the wire test server on 127.0.0.1, with a consumer draining the stream:
   SDK's), and the process's RSS after it (``VmRSS``), the interpreter and the test server
   counted alike.
 
+With ``--tls`` the server speaks TLS (a certificate of the tests' own CA, trusted through
+``SSL_CERT_FILE``), as every hosted API does.
+
 CPU per delta is the event-loop thread's (``time.thread_time``), the median of ``--reps``
 replies after a warm-up one; the server's threads do not count. ``--compare SRC`` runs
 another build the same way (its ``src`` folder first on ``PYTHONPATH``, same venv), the two
 builds in turns for ``--runs`` rounds; the table gives medians (min–max) over the rounds.
 
 Usage: python bench/provider_stream.py [--api anthropic-messages] [--runs 5]
-       [--compare OTHER/src] [--deltas 2000] [--paced 400] [--reps 5]
+       [--compare OTHER/src] [--deltas 2000] [--paced 400] [--reps 5] [--tls]
 """
 
 from __future__ import annotations
@@ -122,8 +125,18 @@ def child(args: argparse.Namespace) -> dict[str, float]:
             result[name] = statistics.median(times) / deltas * 1e6
         return result
 
-    with WireServer() as wire:
-        return asyncio.run(run(wire))
+    if not args.tls:
+        with WireServer() as wire:
+            return asyncio.run(run(wire))
+    import tempfile
+
+    from tests.wire.tls import local_tls
+
+    with tempfile.TemporaryDirectory() as folder:
+        server_tls, ca_file = local_tls(Path(folder))
+        os.environ["SSL_CERT_FILE"] = str(ca_file)
+        with WireServer(tls=server_tls) as wire:
+            return asyncio.run(run(wire))
 
 
 def measure(src: Path | None, args: argparse.Namespace) -> dict[str, float]:
@@ -134,6 +147,7 @@ def measure(src: Path | None, args: argparse.Namespace) -> dict[str, float]:
     command = [sys.executable, __file__, "--child", "--api", args.api]
     command += ["--deltas", str(args.deltas)]
     command += ["--paced", str(args.paced), "--reps", str(args.reps)]
+    command += ["--tls"] if args.tls else []
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -162,6 +176,7 @@ def main() -> None:
     parser.add_argument("--paced", type=int, default=400)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--compare", type=Path, help="another build's src folder")
+    parser.add_argument("--tls", action="store_true", help="the server speaks TLS")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -178,7 +193,7 @@ def main() -> None:
         for name, src in builds:
             results[name].append(measure(src, args))
     print(machine())
-    print(f"\nAPI: {args.api}")
+    print(f"\nAPI: {args.api}" + (" over TLS" if args.tls else ""))
     print(f"\n{args.runs} rounds, builds in turns; median (min–max) over the rounds.\n")
     header = " | ".join(name for name, _ in builds)
     print(f"| measure | {header} |" + (" ratio |" if args.compare else ""))

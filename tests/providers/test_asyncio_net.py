@@ -224,6 +224,35 @@ def test_tls_is_negotiated_with_alpn_and_reads_through(tmp_path: Path) -> None:
     on_loop(body)
 
 
+def test_a_tls_server_closing_reads_as_the_end_of_the_stream(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server_tls, ca_file = local_tls(tmp_path)
+
+    async def body() -> None:
+        async def handler(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(b"last words")
+            await writer.drain()
+            writer.close()
+
+        async with serving(handler, server_tls) as port:
+            plain = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            client_tls = ssl.create_default_context(cafile=str(ca_file))
+            stream = await plain.start_tls(client_tls, server_hostname="127.0.0.1", timeout=5)
+            received = b""
+            while (data := await stream.read(1024, timeout=5)) != b"":
+                received += data
+            assert received == b"last words"
+            assert stream.get_extra_info("is_readable") is True
+            with pytest.raises(httpcore2.WriteError):
+                await stream.write(b"more", timeout=5)
+            await stream.aclose()
+
+    with caplog.at_level("WARNING", logger="asyncio"):
+        on_loop(body)
+    assert not [record for record in caplog.records if record.name == "asyncio"]
+
+
 def test_a_certificate_the_client_does_not_trust_fails_to_connect(tmp_path: Path) -> None:
     server_tls, _ca_file = local_tls(tmp_path)
 

@@ -67,8 +67,9 @@ class _Reader(asyncio.Protocol):
     def eof_received(self) -> bool:
         self.at_eof = True
         self._wake()
-        # Kept half open as anyio's protocol does; the pool closes it.
-        return True
+        # The transport closes itself: an HTTP/1.1 server that ends its side is done with
+        # the connection (and asyncio's TLS layer warns about keeping it half open).
+        return False
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
