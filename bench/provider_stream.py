@@ -1,7 +1,8 @@
 """A provider's own cost: CPU per streamed delta, and what its first request loads.
 
 Each figure comes from a fresh interpreter running ``stream_simple`` through the ``--api``
-provider (``anthropic-messages``, ``openai-completions`` or ``openai-responses``) against
+provider (``anthropic-messages``, ``openai-completions``, ``openai-responses`` or
+``google-generative-ai``) against
 the wire test server on 127.0.0.1, with a consumer draining the stream:
 
 - **one chunk**: a reply of ``--deltas`` text deltas sent at once: the decoding and mapping
@@ -45,6 +46,7 @@ APIS = {
     "anthropic-messages": ("anthropic", "text_delta"),
     "openai-completions": ("openai", '"content": "abc "'),
     "openai-responses": ("openai", "response.output_text.delta"),
+    "google-generative-ai": ("google", '"text": "abc "'),
 }
 
 
@@ -61,6 +63,8 @@ def child(args: argparse.Namespace) -> dict[str, float]:
     from tests.providers.models import wire_model
     from tests.wire.anthropic_protocol import AnthropicStream
     from tests.wire.chat_protocol import ChatStream
+    from tests.wire.gemini_protocol import GeminiStream
+    from tests.wire.gemini_protocol import text as gemini_text
     from tests.wire.responses_protocol import ResponsesStream, usage
     from tests.wire.server import Chunk, Pause, WireResponse, WireServer
 
@@ -77,6 +81,11 @@ def child(args: argparse.Namespace) -> dict[str, float]:
             return AnthropicStream().text(*pieces).stop().body()
         if args.api == "openai-completions":
             return ChatStream().text(*pieces).end("stop").body()
+        if args.api == "google-generative-ai":
+            stream = GeminiStream()
+            for piece in pieces[:-1]:
+                stream.chunk(gemini_text(piece))
+            return stream.chunk(gemini_text(pieces[-1]), finish="STOP").chunks
         return ResponsesStream().created().message(pieces).completed(usage(10, deltas)).chunks
 
     def one_chunk(deltas: int) -> WireResponse:

@@ -20,11 +20,18 @@ import httpcore2
 import pytest
 
 from picode.ai.providers import _client_cache
-from picode.ai.providers._asyncio_net import HIGH_WATER, AsyncioBackend, use_asyncio_streams
+from picode.ai.providers._asyncio_net import (
+    HIGH_WATER,
+    AsyncioBackend,
+    asyncio_transport,
+    use_asyncio_streams,
+)
 from tests.providers.models import wire_model
 from tests.providers.sdk_streaming import TIMEOUT_S, run, simple_context, stream_all
 from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.chat_protocol import ChatStream
+from tests.wire.gemini_protocol import GeminiStream
+from tests.wire.gemini_protocol import text as gemini_text
 from tests.wire.responses_protocol import ResponsesStream, usage
 from tests.wire.server import WireResponse, WireServer
 from tests.wire.tls import local_tls
@@ -288,10 +295,16 @@ def _reply(api: str, text: str) -> WireResponse:
         return AnthropicStream().text(*text.split(" ")).stop().response()
     if api == "openai-completions":
         return ChatStream().text(*text.split(" ")).end("stop").response()
-    return ResponsesStream().created().message(text.split(" ")).completed(usage(5, 3)).response()
+    if api == "openai-responses":
+        return (
+            ResponsesStream().created().message(text.split(" ")).completed(usage(5, 3)).response()
+        )
+    first, second = text.split(" ")
+    stream = GeminiStream().chunk(gemini_text(first))
+    return stream.chunk(gemini_text(second), finish="STOP").response()
 
 
-APIS = ["anthropic-messages", "openai-completions", "openai-responses"]
+APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"]
 
 
 @pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
@@ -325,7 +338,9 @@ def test_each_sdk_client_reads_through_asyncio_and_keeps_its_connection(
 
 
 def _pool(sdk_client: object) -> httpcore2.AsyncConnectionPool:
-    pool = sdk_client._client._transport._pool  # type: ignore[attr-defined]
+    # google-genai's client keeps its httpx2 client elsewhere than the other SDKs.
+    http_client = getattr(sdk_client, "_async_httpx_client", None) or sdk_client._client  # type: ignore[attr-defined]
+    pool = http_client._transport._pool
     assert isinstance(pool, httpcore2.AsyncConnectionPool)
     return pool
 
@@ -335,3 +350,8 @@ def test_a_client_whose_pool_is_not_the_expected_shape_keeps_its_backend() -> No
         _client = object()
 
     assert use_asyncio_streams(Elsewhere()) is False
+
+
+def test_a_transport_for_a_client_built_with_one_reads_through_asyncio() -> None:
+    transport = asyncio_transport(ssl.create_default_context())
+    assert type(transport._pool._network_backend) is AsyncioBackend

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import httpcore2
+import httpx2
 from httpcore2._backends.base import AsyncNetworkBackend, AsyncNetworkStream
 from httpcore2._utils import is_socket_readable
 
@@ -287,7 +288,18 @@ def use_asyncio_streams(sdk_client: Any) -> bool:
     environment, a caller's own ``http_client``, another httpx2 layout) keeps the backend it
     has, which works the same, only slower."""
     http_client = getattr(sdk_client, "_client", None)
-    transport = getattr(http_client, "_transport", None)
+    return _on_asyncio(getattr(http_client, "_transport", None))
+
+
+def asyncio_transport(verify: ssl.SSLContext) -> httpx2.AsyncHTTPTransport:
+    """An httpx2 transport (for a client built with ``transport=``) whose pool reads
+    through ``AsyncioBackend``, where httpx2 still has the layout it was written for."""
+    transport = httpx2.AsyncHTTPTransport(verify=verify)
+    _on_asyncio(transport)
+    return transport
+
+
+def _on_asyncio(transport: object) -> bool:
     pool = getattr(transport, "_pool", None)
     if type(pool) is not httpcore2.AsyncConnectionPool:
         return False

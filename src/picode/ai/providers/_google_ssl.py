@@ -1,4 +1,5 @@
-"""One SSL context for a ``google-genai`` client instead of two."""
+"""One SSL context for a ``google-genai`` client instead of two, and its async HTTP client
+on asyncio's streams."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ import ssl
 from google.genai import _api_client as google_api_client
 from google.genai import types
 
+from picode.ai.providers._asyncio_net import asyncio_transport
+
 
 def one_ssl_context(options: types.HttpOptions) -> types.HttpOptions:
-    """``options`` handing the HTTP clients' SSL context to the websocket side too.
+    """``options`` handing the HTTP clients' SSL context to the websocket side too, and
+    giving the async client a transport that reads through asyncio's own streams
+    (``_asyncio_net``; with a transport of its own the SDK's client keeps no pool per event
+    loop, which picode's client cache already does).
 
     A client builds two contexts, each loading the CA bundle (~25-35 ms of CPU each): one
     for HTTP and one for the Live API's websockets, which picode never opens. The HTTP one
@@ -30,6 +36,10 @@ def one_ssl_context(options: types.HttpOptions) -> types.HttpOptions:
         update={
             "client_args": {"verify": context},
             # ``ssl``: the websockets' context; the HTTP client drops what it does not take.
-            "async_client_args": {"verify": context, "ssl": context},
+            "async_client_args": {
+                "verify": context,
+                "ssl": context,
+                "transport": asyncio_transport(context),
+            },
         }
     )
