@@ -19,7 +19,7 @@ from pathlib import Path
 import httpcore2
 import pytest
 
-from picode.ai.providers import _client_cache
+from picode.ai.providers import _asyncio_net, _client_cache
 from picode.ai.providers._asyncio_net import (
     HIGH_WATER,
     AsyncioBackend,
@@ -273,6 +273,107 @@ def test_a_certificate_the_client_does_not_trust_fails_to_connect(tmp_path: Path
                 await plain.start_tls(
                     ssl.create_default_context(), server_hostname="127.0.0.1", timeout=5
                 )
+
+    on_loop(body)
+
+
+def test_a_streaming_reader_is_woken_at_most_once_per_coalescing_interval() -> None:
+    pieces = 120
+
+    async def body() -> None:
+        async def handler(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            for index in range(pieces):
+                writer.write(b"%03d;" % index)
+                await writer.drain()
+                await asyncio.sleep(0.002)
+            writer.close()
+
+        async with serving(handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            reader = stream._reader  # type: ignore[attr-defined]
+            wakes = 0
+            original = reader.wait_readable
+
+            async def counted(timeout: float | None) -> None:
+                nonlocal wakes
+                await original(timeout)
+                wakes += 1
+
+            reader.wait_readable = counted
+            await stream.write(b"go", timeout=5)
+            started = asyncio.get_running_loop().time()
+            received = b""
+            while (data := await stream.read(65536, timeout=5)) != b"":
+                received += data
+            elapsed = asyncio.get_running_loop().time() - started
+            assert received == b"".join(b"%03d;" % index for index in range(pieces))
+            # Never two wake-ups closer than the interval after the prompt ones (the end of
+            # the stream wakes at once); one wake-up per piece without coalescing.
+            assert wakes <= elapsed / _asyncio_net.COALESCE_S + _asyncio_net.PROMPT_WAKES + 2
+            assert wakes < pieces / 2
+            await stream.aclose()
+
+    on_loop(body)
+
+
+@pytest.fixture
+def long_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hold far longer than any test waits: a held read cannot end by its timer."""
+    monkeypatch.setattr(_asyncio_net, "COALESCE_S", 60.0)
+
+
+class Pieces:
+    """A server that writes one piece each time the test asks."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def handler(self, _reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (piece := await self.queue.get()) is not None:
+            writer.write(piece)
+            await writer.drain()
+        writer.close()
+
+
+@pytest.mark.usefixtures("long_hold")
+def test_the_first_wake_ups_after_a_request_and_the_end_of_a_body_are_not_held() -> None:
+    async def body() -> None:
+        server = Pieces()
+        async with serving(server.handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            for _ in range(2):
+                await stream.write(b"request", timeout=5)
+                for piece in (b"head", b"first"):  # PROMPT_WAKES of them
+                    await server.queue.put(piece)
+                    assert await asyncio.wait_for(stream.read(1024), 5) == piece
+                await server.queue.put(b"later")
+                held = asyncio.ensure_future(stream.read(1024))
+                done, _ = await asyncio.wait({held}, timeout=0.3)
+                assert not done  # held: the next wake-up is a minute away
+                await server.queue.put(b"\r\n0\r\n\r\n")
+                assert await asyncio.wait_for(held, 5) == b"later\r\n0\r\n\r\n"
+            await stream.aclose()
+
+    on_loop(body)
+
+
+@pytest.mark.usefixtures("long_hold")
+def test_a_lost_connection_wakes_a_held_reader_at_once() -> None:
+    async def body() -> None:
+        server = Pieces()
+        async with serving(server.handler) as port:
+            stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+            for piece in (b"head", b"first"):
+                await server.queue.put(piece)
+                await asyncio.wait_for(stream.read(1024), 5)
+            await server.queue.put(b"last")
+            held = asyncio.ensure_future(stream.read(1024))
+            done, _ = await asyncio.wait({held}, timeout=0.3)
+            assert not done
+            await server.queue.put(None)  # the server closes
+            assert await asyncio.wait_for(held, 5) == b"last"
+            assert await asyncio.wait_for(stream.read(1024), 5) == b""
+            await stream.aclose()
 
     on_loop(body)
 

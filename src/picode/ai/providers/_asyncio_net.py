@@ -9,9 +9,19 @@ second that is most of what a delta costs the event loop.
 
 ``AsyncioBackend`` implements httpcore2's public ``AsyncNetworkBackend`` with a plain
 ``asyncio.Protocol``: the transport keeps reading into a queue (paused only past
-``HIGH_WATER`` unread bytes), a read that finds data returns without waiting, a timeout is
-one timer on the loop, and TLS is asyncio's ``start_tls``. Errors and timeouts raise
-httpcore2's exceptions, as the anyio backend does, so the SDKs see the same failures.
+``HIGH_WATER`` unread bytes), a read that finds data returns it all without waiting, a
+timeout is one timer on the loop, and TLS is asyncio's ``start_tls``. Errors and timeouts
+raise httpcore2's exceptions, as the anyio backend does, so the SDKs see the same failures.
+
+While a response streams, a reader waiting for data is woken at most once per
+``COALESCE_S``: what arrives sooner waits for that moment in the queue and is read with
+what follows it. Each wake-up runs the whole way from the socket to the screen (the HTTP
+client, the provider, the agent's and the session's tasks, the view's buffer), and a model
+sends ~100 events a second, while the reply is drawn at most 20 times a second
+(``tui/widgets/pacing.py``): waking 50 times a second shows the same frames for half the
+work. The first ``PROMPT_WAKES`` wake-ups after a request is written are never held back,
+so the response's head and its first event arrive as soon as they can; the end of a stream
+and a lost connection wake the reader at once.
 """
 
 from __future__ import annotations
@@ -30,6 +40,12 @@ from httpcore2._utils import is_socket_readable
 
 #: Unread bytes past which the transport stops reading until the reader catches up.
 HIGH_WATER = 256 * 1024
+#: The shortest time between two wake-ups of a reader while a response streams.
+COALESCE_S = 0.02
+#: Wake-ups after each request that are never held back (the head, the first event).
+PROMPT_WAKES = 2
+#: How a chunked HTTP/1.1 body ends (the last chunk, without trailers).
+_LAST_CHUNK = b"\r\n0\r\n\r\n"
 #: The delay before racing the next address of a host (RFC 8305), as anyio uses.
 HAPPY_EYEBALLS_DELAY_S = 0.25
 
@@ -52,6 +68,11 @@ class _Reader(asyncio.Protocol):
         self._waiter: asyncio.Future[None] | None = None
         self._drained: asyncio.Future[None] | None = None
         self._writing_paused = False
+        #: Loop time of the last wake-up with data, and how many since the last request.
+        self._woken_at = 0.0
+        self._wakes = 0
+        self._held: asyncio.TimerHandle | None = None
+        self._tail = b""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -63,6 +84,29 @@ class _Reader(asyncio.Protocol):
         if self.buffered > HIGH_WATER and not self.paused and self.transport is not None:
             self.paused = True
             self.transport.pause_reading()
+        # The end of a chunked body (every streamed reply ends so) is never held; it may
+        # come in a segment of its own.
+        tail = self._tail = (self._tail + data)[-len(_LAST_CHUNK) :]
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        if tail == _LAST_CHUNK:
+            self._wake()
+            return
+        if self._held is not None:
+            return
+        loop = asyncio.get_running_loop()
+        due = self._woken_at + COALESCE_S
+        if self._wakes >= PROMPT_WAKES and loop.time() < due:
+            self._held = loop.call_at(due, self._release)
+        else:
+            self._wake()
+
+    def request_sent(self) -> None:
+        self._wakes = 0
+
+    def _release(self) -> None:
+        self._held = None
         self._wake()
 
     def eof_received(self) -> bool:
@@ -105,6 +149,11 @@ class _Reader(asyncio.Protocol):
             self._waiter = None
             if timer is not None:
                 timer.cancel()
+            if self._held is not None:
+                self._held.cancel()
+                self._held = None
+        self._woken_at = loop.time()
+        self._wakes += 1
 
     async def wait_drained(self, timeout: float | None) -> None:
         if not self._writing_paused or self.lost:
@@ -120,10 +169,19 @@ class _Reader(asyncio.Protocol):
                 timer.cancel()
 
     def take(self, max_bytes: int) -> bytes:
-        chunk = self.chunks.popleft()
+        """What has arrived, up to ``max_bytes``, in one piece."""
+        chunks = self.chunks
+        chunk = chunks.popleft()
+        if chunks and len(chunk) < max_bytes:
+            parts = [chunk]
+            size = len(chunk)
+            while chunks and size + len(chunks[0]) <= max_bytes:
+                parts.append(chunks.popleft())
+                size += len(parts[-1])
+            chunk = b"".join(parts)
         if len(chunk) > max_bytes:
             chunk, rest = chunk[:max_bytes], chunk[max_bytes:]
-            self.chunks.appendleft(rest)
+            chunks.appendleft(rest)
         self.buffered -= len(chunk)
         if self.paused and self.buffered <= HIGH_WATER // 4 and self.transport is not None:
             self.paused = False
@@ -166,6 +224,7 @@ class AsyncioStream(AsyncNetworkStream):
         reader = self._reader
         if self._closed or reader.lost or self._transport.is_closing():
             raise httpcore2.WriteError(reader.error or "the connection was closed")
+        reader.request_sent()
         self._transport.write(buffer)
         try:
             await reader.wait_drained(timeout)
