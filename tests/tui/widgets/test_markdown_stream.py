@@ -12,6 +12,7 @@ from textual.selection import Selection
 from textual.widgets import Static
 
 from picode.tui.themes import builtin_theme_dir, load_theme_file
+from picode.tui.widgets import markdown, md_render
 from picode.tui.widgets.markdown import MarkdownView, StreamingMarkdown
 from picode.tui.widgets.md_layout import layout_rows
 from tests.tui.conftest import run
@@ -271,6 +272,38 @@ def test_a_reply_finished_before_it_was_mounted_keeps_its_gap() -> None:
             assert after.region.y == 2
 
     run(scenario())
+
+
+def test_a_reply_that_came_whole_before_its_layout_is_parsed_by_the_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The event router's call that ends the reply returns at once; the parse waits for the
+    # layout that shows the reply, so the mounting of its message is not held up by it.
+    parses: list[str] = []
+    real_parse = markdown.parse
+
+    def counted(parser: Any, source: str, env: dict[str, Any]) -> Any:
+        parses.append(source)
+        return real_parse(parser, source, env)
+
+    monkeypatch.setattr(markdown, "parse", counted)
+    monkeypatch.setattr(md_render, "parse", counted)
+    widget = StreamingMarkdown()
+    widget.feed("# Title\n\nall of ")
+    widget.feed("it\n")
+    widget.finish()
+    assert parses == []
+    after = Static("after")
+
+    async def scenario() -> None:
+        app = ScrollHost(widget, after)
+        async with app.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            assert [_line_text(widget, y).strip() for y in range(3)] == ["Title", "", "all of it"]
+            assert after.region.y == 4
+
+    run(scenario())
+    assert len(parses) == 1
 
 
 def test_inline_code_stays_readable_with_terminal_colours() -> None:

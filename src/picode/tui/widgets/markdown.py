@@ -330,6 +330,16 @@ class StreamingMarkdown(MarkdownView):
             self._timer.cancel()
             self._timer = None
         self._take_buffer()
+        if not self._width and not (self._rows or self._live_rows):
+            # A reply that came whole before its view was laid out: parsed by the layout
+            # that first shows it, not here in the event router's call, where the parse
+            # kept the mounting of its message (and so the frame that shows it) waiting.
+            self._env = {}
+            self._unrendered = bool(self._source)
+            self.set_class(not self._source.strip(), "-empty")
+            if self.is_mounted:
+                self.refresh(layout=True)
+            return
         if self._env.get("references"):
             # A link may use a definition that came after it: only a parse of the whole
             # reply resolves it.
