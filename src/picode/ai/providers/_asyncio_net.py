@@ -130,25 +130,18 @@ class _Reader(asyncio.Protocol):
         self._wake_writer()
 
     def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        _resolve(self._waiter)
 
     def _wake_writer(self) -> None:
-        drained = self._drained
-        if drained is not None and not drained.done():
-            drained.set_result(None)
+        _resolve(self._drained)
 
     async def wait_readable(self, timeout: float | None) -> None:
         loop = asyncio.get_running_loop()
-        waiter = self._waiter = loop.create_future()
-        timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
+        self._waiter = loop.create_future()
         try:
-            await waiter
+            await _within(self._waiter, timeout)
         finally:
             self._waiter = None
-            if timer is not None:
-                timer.cancel()
             if self._held is not None:
                 self._held.cancel()
                 self._held = None
@@ -158,15 +151,11 @@ class _Reader(asyncio.Protocol):
     async def wait_drained(self, timeout: float | None) -> None:
         if not self._writing_paused or self.lost:
             return
-        loop = asyncio.get_running_loop()
-        drained = self._drained = loop.create_future()
-        timer = None if timeout is None else loop.call_later(timeout, _expire, drained)
+        self._drained = asyncio.get_running_loop().create_future()
         try:
-            await drained
+            await _within(self._drained, timeout)
         finally:
             self._drained = None
-            if timer is not None:
-                timer.cancel()
 
     def take(self, max_bytes: int) -> bytes:
         """What has arrived, up to ``max_bytes``, in one piece."""
@@ -187,6 +176,23 @@ class _Reader(asyncio.Protocol):
             self.paused = False
             self.transport.resume_reading()
         return chunk
+
+
+def _resolve(future: asyncio.Future[None] | None) -> None:
+    if future is not None and not future.done():
+        future.set_result(None)
+
+
+async def _within(future: asyncio.Future[None], timeout: float | None) -> None:
+    """Await ``future``; ``TimeoutError`` if it is not done within ``timeout`` seconds."""
+    timer = None
+    if timeout is not None:
+        timer = asyncio.get_running_loop().call_later(timeout, _expire, future)
+    try:
+        await future
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def _expire(future: asyncio.Future[None]) -> None:
