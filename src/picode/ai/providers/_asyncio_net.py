@@ -18,10 +18,10 @@ While a response streams, a reader waiting for data is woken at most once per
 what follows it. Each wake-up runs the whole way from the socket to the screen (the HTTP
 client, the provider, the agent's and the session's tasks, the view's buffer), and a model
 sends ~100 events a second, while the reply is drawn at most 20 times a second
-(``tui/widgets/pacing.py``): waking 50 times a second shows the same frames for half the
-work. The first ``PROMPT_WAKES`` wake-ups after a request is written are never held back,
-so the response's head and its first event arrive as soon as they can; the end of a stream
-and a lost connection wake the reader at once.
+(``tui/widgets/pacing.py``): waking 50 times a second shows the same frames with half the
+wake-ups. The first ``PROMPT_WAKES`` wake-ups after a request is written are never held
+back, so the response's head and its first event arrive as soon as they can; the end of a
+chunked body, the end of the stream and a lost connection wake the reader at once.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any
 
 import httpcore2
 import httpx2
-from httpcore2._backends.base import AsyncNetworkBackend, AsyncNetworkStream
+from httpcore2 import AsyncNetworkBackend, AsyncNetworkStream
 from httpcore2._utils import is_socket_readable
 
 #: Unread bytes past which the transport stops reading until the reader catches up.
