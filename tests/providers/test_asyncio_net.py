@@ -12,6 +12,7 @@ import asyncio
 import socket
 import ssl
 import struct
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -152,6 +153,34 @@ def test_closing_frees_the_connection_at_once_and_later_calls_fail() -> None:
             assert idle is False
 
     on_loop(body)
+
+
+def test_closing_shuts_the_socket_down_in_the_call_not_a_turn_of_the_loop_later() -> None:
+    # What Esc measures: the server sees the close while the loop is still busy with the
+    # abort. The loop is blocked here until the server has seen it (or 5 s have passed).
+    listener = socket.create_server(("127.0.0.1", 0))
+    seen = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            if conn.recv(1024) == b"":
+                seen.set()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+
+    async def body() -> None:
+        port = listener.getsockname()[1]
+        stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+        await stream.aclose()
+        assert seen.wait(5)  # blocking: no turn of the loop happens meanwhile
+
+    try:
+        on_loop(body)
+    finally:
+        listener.close()
+        thread.join(5)
 
 
 def test_a_refused_connection_raises_connect_error() -> None:

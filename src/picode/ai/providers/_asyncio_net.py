@@ -27,6 +27,7 @@ chunked body, the end of the stream and a lost connection wake the reader at onc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import ssl
 from collections import deque
@@ -240,8 +241,13 @@ class AsyncioStream(AsyncNetworkStream):
             raise httpcore2.WriteError(reader.error) from reader.error
 
     async def aclose(self) -> None:
-        # Closed at once: an aborted reply must free its connection before the next turn.
+        # Closed at once (Esc): the socket is shut down in this call, as the anyio backend
+        # did, so the server sees it now; ``abort`` closes it a turn of the loop later.
         self._closed = True
+        sock = self._transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
         self._transport.abort()
 
     async def start_tls(
