@@ -1,9 +1,9 @@
 """The SDK clients' sockets on asyncio's transports (``providers/_asyncio_net.py``).
 
 First the backend alone against a server on the same loop (what a read returns, its
-timeout, end of stream, a reset, closing, flow control, TLS), then through the real SDKs:
-every httpx2-based provider's client reads through it, over plain HTTP and over TLS, and
-keeps its connection between turns.
+timeout, end of stream, a reset, closing, flow control, TLS, reads coalesced while a
+response streams), then through the real SDKs: every provider's client reads through it,
+over plain HTTP and over TLS, and keeps its connection between turns.
 """
 
 from __future__ import annotations
