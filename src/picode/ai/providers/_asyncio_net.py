@@ -87,7 +87,7 @@ class _Reader(asyncio.Protocol):
             self.transport.pause_reading()
         # The end of a chunked body (every streamed reply ends so) is never held; it may
         # come in a segment of its own.
-        tail = self._tail = (self._tail + data)[-len(_LAST_CHUNK) :]
+        tail = self._tail = (self._tail + data[-len(_LAST_CHUNK) :])[-len(_LAST_CHUNK) :]
         waiter = self._waiter
         if waiter is None or waiter.done():
             return
