@@ -7,6 +7,7 @@ import asyncio
 import contextvars
 from collections.abc import Callable
 from functools import partial
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -199,6 +200,46 @@ def test_a_tick_and_a_flush_due_together_are_drawn_in_one_frame(beat: RecordedBe
             assert frames[before:] == ["First words more words still"]
             # Both on the beat again: the next tick, and the next flush (nothing to show).
             assert len(beat.points()) == 2
+
+    run(scenario())
+
+
+def test_text_faster_than_anyone_reads_is_flushed_with_the_spinner_only(
+    beat: RecordedBeat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = FakeClock(now=1000.0)
+    monkeypatch.setattr(markdown_module, "time", SimpleNamespace(monotonic=clock))
+    markdown = StreamingMarkdown()
+    app = TokensHost(markdown)
+    # Half as fast again as the threshold, and a quarter of it, in a frame.
+    fast = "x" * int(markdown_module.FAST_TEXT_PER_S * FRAME_S * 1.5)
+    slow = "y" * int(markdown_module.FAST_TEXT_PER_S * FRAME_S / 4)
+
+    async def flush_on_the_beat(text: str, pilot: Any) -> int:
+        """Feed ``text`` at the point the next flush waits for; the point after it."""
+        (point,) = beat.points()
+        clock.now = point * FRAME_S
+        markdown.feed(text)
+        assert beat.fire() == 1
+        await until(lambda: len(beat.points()) == 1, pilot, "the next flush timed")
+        return beat.points()[0] - point
+
+    async def scenario() -> None:
+        async with app.run_test(size=(60, 10)) as pilot:
+            markdown.feed("First words")  # at once
+            await until(lambda: len(beat.points()) == 1, pilot, "the next flush timed")
+            # Fast text: the next flush waits for the point after next, one the spinner
+            # ticks on, as long as the text keeps coming that fast.
+            steps = [await flush_on_the_beat(fast, pilot)]  # in the frame after the first
+            for _ in range(3):
+                steps.append(await flush_on_the_beat(fast * 2, pilot))
+            assert all(step >= TICK_POINTS for step in steps), steps
+            assert beat.points()[0] % TICK_POINTS == 0
+            # Slower text is flushed on every point again.
+            assert await flush_on_the_beat(slow, pilot) == 1
+            assert await flush_on_the_beat(slow, pilot) == 1
+            assert markdown.source == "First words" + fast * 7 + slow * 2
+            assert all(step >= TICK_POINTS for step in steps), steps
 
     run(scenario())
 

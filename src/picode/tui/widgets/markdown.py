@@ -43,12 +43,18 @@ from picode.tui.widgets.md_render import (
     render_block,
     render_markdown,
 )
-from picode.tui.widgets.pacing import FRAME_S, Due, on_beat, point_at_or_after
+from picode.tui.widgets.pacing import FRAME_S, TICK_POINTS, Due, on_beat, point_at_or_after
 from picode.tui.widgets.steady import KeepsDrawnLines
 
 #: The shortest time between two flushes of a streaming reply: a step of the beat it
 #: shares with the spinner (pacing.py).
 FLUSH_INTERVAL = FRAME_S
+#: Text that comes faster than this (characters a second, ~200 tokens) is flushed with the
+#: spinner's ticks only, 10 times a second: each frame then still adds most of a line, and
+#: the frames in between (a layout of the screen for each line the reply grows by) were a
+#: fifth of picode's CPU for steps nobody reads (docs/benchmarks.md). A model's usual pace
+#: (200-600 characters a second) keeps every point of the beat.
+FAST_TEXT_PER_S = 800
 #: Drawn lines kept for repainting: a few screens. Every line of a long reply kept drawn
 #: would be hundreds of thousands of small objects for the garbage collector to walk.
 STRIP_CACHE_LINES = 256
@@ -279,8 +285,9 @@ class FlushMarkdown(Message, bubble=False):
 
 class StreamingMarkdown(MarkdownView):
     """A reply that grows by fragments. ``feed`` only buffers (the event router must stay
-    cheap); the buffer is parsed and drawn at most once per ``FLUSH_INTERVAL``, and less
-    often when parsing and painting the frame that shows it take longer than half of that:
+    cheap); the buffer is parsed and drawn at most once per ``FLUSH_INTERVAL`` (twice that
+    while the text comes faster than ``FAST_TEXT_PER_S``), and less often when parsing and
+    painting the frame that shows it take longer than half of that:
     the event loop stays free at least as long as it was busy, so a key typed while a reply
     streams is echoed in the next frame instead of after a queue of reply frames."""
 
@@ -298,6 +305,10 @@ class StreamingMarkdown(MarkdownView):
         self._timer: Due | None = None
         #: The point of the beat (pacing.py) the next flush is due at, at the earliest.
         self._next_point = 0
+        #: When the last flush took the buffer, and whether the text it took came faster
+        #: than ``FAST_TEXT_PER_S``.
+        self._flushed_at = 0.0
+        self._fast = False
         self._finished = False
         self.text_length = 0
         if markdown:
@@ -375,6 +386,9 @@ class StreamingMarkdown(MarkdownView):
         if not self._buffer or self._finished:
             return
         started = time.monotonic()
+        taken = sum(map(len, self._buffer))
+        self._fast = taken >= FAST_TEXT_PER_S * (started - self._flushed_at)
+        self._flushed_at = started
         self._take_buffer()
         self._advance(final=False)
         self._changed()
@@ -385,9 +399,14 @@ class StreamingMarkdown(MarkdownView):
         self._painting = False
         spent = time.monotonic() - started
         # On the beat the spinner ticks on (pacing.py): the first point of it at least
-        # half an interval away, so no more than one flush per point.
-        due = started + max(FLUSH_INTERVAL, 2 * spent) - FLUSH_INTERVAL / 2
-        self._next_point = point_at_or_after(due)
+        # half an interval away, so no more than one flush per point; fast text waits for
+        # a point the spinner ticks on, so the two share every frame.
+        interval = 2 * FLUSH_INTERVAL if self._fast else FLUSH_INTERVAL
+        due = started + max(interval, 2 * spent) - FLUSH_INTERVAL / 2
+        point = point_at_or_after(due)
+        if self._fast:
+            point += -point % TICK_POINTS
+        self._next_point = point
         # Kept on the beat while the reply streams: fragments that come before the point
         # are flushed there, with the spinner's tick if one is due.
         if not self._finished and self._timer is None:
