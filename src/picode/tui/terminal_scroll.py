@@ -23,6 +23,9 @@ checks that a terminal fed these frames shows what a full repaint shows.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
@@ -31,12 +34,15 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from picode.tui.widgets.steady import SteadyScrollBar
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
 #: A scroll of more rows than this share of the region is left to a full repaint: the
 #: rows saved would be few.
 MOST_OF_REGION = 0.75
+_UNPAINTED: Mapping[int, Strip | None] = MappingProxyType({})
 
 
 class ScrolledChopsUpdate(ChopsUpdate):
@@ -127,15 +133,19 @@ class ScrollingCompositor(Compositor):
         self.scrolled_frames += 1
         return ScrolledChopsUpdate(update, scrolls)
 
-    def _render_spans(self, spans: list[tuple[int, int, int]]) -> list[dict[int, Strip | None]]:
+    def _render_spans(self, spans: list[tuple[int, int, int]]) -> list[Mapping[int, Strip | None]]:
         """Chops (Textual's ``_render_chops``) filled only where ``spans`` are painted:
         chops outside them stay empty or hold what is behind, and are not written."""
         cuts = self.cuts
-        chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut[:-1]) for cut in cuts]
         painted: dict[int, list[tuple[int, int]]] = {}
         for y, x1, x2 in spans:
             painted.setdefault(y, []).append((x1, x2))
-        height = len(cuts)
+        # Rows no span paints are never read (``ChopsUpdate`` writes the spans' rows only).
+        chops: list[Mapping[int, Strip | None]] = [_UNPAINTED] * len(cuts)
+        lines: dict[int, dict[int, Strip | None]] = {}
+        for y in painted:
+            chops[y] = lines[y] = dict.fromkeys(cuts[y][:-1])
+        rows_painted = sorted(painted)
         # Front to back, as Textual paints: the first strip in a chop wins.
         for widget, (region, clip) in self.visible_widgets.items():
             shown = region.intersection(clip)
@@ -144,19 +154,21 @@ class ScrollingCompositor(Compositor):
             left, right = shown.x, shown.right
             # Rows painted here, less those where widgets in front filled every chop
             # this one would: a container behind its children (the screen, the
-            # transcript, a message) is drawn only where it shows.
+            # transcript, a message) is drawn only where it shows. Only the painted rows
+            # are looked at: a frame paints a few rows of a screen of widgets.
+            first = bisect_left(rows_painted, shown.y)
             rows = [
                 y
-                for y in range(max(0, shown.y), min(height, shown.bottom))
-                if any(x1 < right and x2 > left for x1, x2 in painted.get(y, ()))
-                and not _covered(chops[y], cuts[y], left, right)
+                for y in rows_painted[first : bisect_left(rows_painted, shown.bottom, first)]
+                if any(x1 < right and x2 > left for x1, x2 in painted[y])
+                and not _covered(lines[y], cuts[y], left, right)
             ]
-            for first, count in _runs(rows):
+            for top, count in _runs(rows):
                 strips = widget.render_lines(
-                    Region(left - region.x, first - region.y, shown.width, count)
+                    Region(left - region.x, top - region.y, shown.width, count)
                 )
-                for y, strip in zip(range(first, first + count), strips, strict=False):
-                    line = chops[y]
+                for y, strip in zip(range(top, top + count), strips, strict=False):
+                    line = lines[y]
                     ends = [cut for cut in cuts[y] if right >= cut >= left]
                     for cut, piece in zip(
                         ends, strip.divide([c - left for c in ends[1:]]), strict=False
@@ -305,8 +317,18 @@ def _moved_cells(bar: Widget, shown: Region, lines: int) -> list[Region]:
     the thumb's ends; the thumb's own move, if any, is the bar's own repaint."""
     if not shown:
         return []
-    drawn = bar.render_lines(Region(0, 0, shown.width, shown.height))
-    rows = [y for y in range(len(drawn) - lines) if list(drawn[y]) != list(drawn[y + lines])]
+    thumb = bar.drawn_thumb if isinstance(bar, SteadyScrollBar) else None
+    if thumb is not None and thumb[0] == shown.height:
+        # The thumb it draws is known in whole cells: no need to draw the bar to compare.
+        _, start, end = thumb
+        rows = [
+            y
+            for y in range(shown.height - lines)
+            if (start <= y < end) != (start <= y + lines < end)
+        ]
+    else:
+        drawn = bar.render_lines(Region(0, 0, shown.width, shown.height))
+        rows = [y for y in range(len(drawn) - lines) if list(drawn[y]) != list(drawn[y + lines])]
     return [Region(shown.x, shown.y + first, shown.width, count) for first, count in _runs(rows)]
 
 

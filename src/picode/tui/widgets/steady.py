@@ -171,6 +171,11 @@ class SteadyScrollBar(ScrollBar):
             self._drawn = thumb
             self.refresh()
 
+    @property
+    def drawn_thumb(self) -> tuple[int, int, int] | None:
+        """The ``thumb`` it draws now (its last repaint was asked for with it), if known."""
+        return self._drawn
+
     def thumb(self) -> tuple[int, int, int]:
         """(height, first cell, cell after the last) of the thumb it draws."""
         size = self.size.height
