@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual import events
 from textual.app import App, ComposeResult
 
 from picode.ai.providers.faux import text_turn
 from picode.ai.types import UserMessage
+from picode.tui.widgets import editor as editor_module
 from picode.tui.widgets.editor import PromptEditor
 from picode.tui.widgets.messages import UserMessageView
+from picode.tui.widgets.pacing import TICK_POINTS
+from tests.tui.beat import RecordedBeat
 from tests.tui.conftest import SIZE, TuiHarness, run, type_text, wait_until
 
 
@@ -190,5 +194,33 @@ def test_the_cursor_stops_blinking_when_idle_and_starts_again_on_a_key() -> None
         assert editor._cursor_visible  # it stays on, not off
         await type_text(pilot, "b")
         assert editor.blink_timer._active.is_set()
+
+    _with_editor(body)
+
+
+def test_a_blink_is_drawn_on_the_beat_with_the_spinner_and_a_key_cancels_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A toggle of the cursor waits for the spinner's next tick (pacing.py) instead of
+    costing a frame of its own; a key shows the cursor, and no toggle timed before hides it."""
+    beat = RecordedBeat()
+    monkeypatch.setattr(editor_module, "on_beat", beat)
+
+    async def body(app: EditorApp, pilot: Any) -> None:
+        editor = app.editor
+        await type_text(pilot, "a")
+        visible = editor._cursor_visible
+        editor._toggle_cursor_blink_visible()  # the blink timer's tick
+        editor._toggle_cursor_blink_visible()  # a second one before the point: no second toggle
+        assert editor._cursor_visible == visible  # not yet: it waits for the point
+        (point,) = beat.points()
+        assert point % TICK_POINTS == 0
+        assert beat.fire() == 1
+        assert editor._cursor_visible != visible
+        editor._toggle_cursor_blink_visible()
+        assert len(beat.points()) == 1
+        await type_text(pilot, "b")
+        assert beat.points() == []  # the key dropped it
+        assert editor._cursor_visible
 
     _with_editor(body)

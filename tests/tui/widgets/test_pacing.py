@@ -30,6 +30,7 @@ from picode.tui.widgets.pacing import (
 )
 from picode.tui.widgets.status import SPINNER, StatusLine
 from tests.support import FakeClock, run
+from tests.tui.beat import RecordedBeat
 from tests.tui.hosts import TokensHost
 
 # --- the grid -----------------------------------------------------------------------------
@@ -114,34 +115,6 @@ def test_the_spinner_starts_at_its_first_frame_and_moves_once_a_tick() -> None:
         assert status.render().plain.startswith(SPINNER[(ticks + 1) % len(SPINNER)])
         clock.now += 0.004  # or a little late
         assert status.render().plain.startswith(SPINNER[(ticks + 1) % len(SPINNER)])
-
-
-class RecordedBeat:
-    """Stands in for ``on_beat``: what was asked for, fired when the test says."""
-
-    def __init__(self) -> None:
-        self.waiting: list[tuple[int, Due]] = []
-
-    def __call__(self, point: int, callback: Callable[[], object]) -> Due:
-        due = Due(callback)
-        self.waiting.append((point, due))
-        return due
-
-    def points(self) -> list[int]:
-        return [point for point, due in self.waiting if due.callback is not None]
-
-    def fire(self) -> int:
-        """Everything waiting, in one go (as ``Beat`` runs what is due at one point):
-        how many ran."""
-        waiting, self.waiting = self.waiting, []
-        ran = 0
-        for _point, due in waiting:
-            callback = due.callback
-            if callback is not None:
-                due.callback = None
-                due.context.run(callback)
-                ran += 1
-        return ran
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from picode.tui.widgets.pacing import TICK_POINTS, Due, on_beat, point_at_or_after
+
 HISTORY_LIMIT = 500
 LARGE_PASTE_CHARS = 4_000
 LARGE_PASTE_LINES = 40
@@ -42,6 +44,9 @@ class PromptEditor(TextArea):
         background: transparent;
     }
     """
+
+    #: A toggle of the cursor waiting for its point of the beat.
+    _blink_due: Due | None = None
 
     class Submitted(Message):
         def __init__(self, editor: PromptEditor, text: str, follow_up: bool) -> None:
@@ -74,13 +79,33 @@ class PromptEditor(TextArea):
 
     def _restart_blink(self) -> None:
         self._active_at = self.clock()
+        self._drop_blink_due()  # shown now: a toggle already timed would hide it at once
         super()._restart_blink()
+
+    def _pause_blink(self, visible: bool = True) -> None:
+        self._drop_blink_due()
+        super()._pause_blink(visible)
 
     def _toggle_cursor_blink_visible(self) -> None:
         if self.clock() - self._active_at >= BLINK_FOR_S:
             self._pause_blink(visible=True)  # the next key or click starts it again
             return
-        super()._toggle_cursor_blink_visible()
+        # Drawn on the next tick of the beat the spinner and a streaming reply's flushes
+        # share (pacing.py): in their frame, not in one of its own, two a second while a
+        # reply streams. The blink timer keeps the rhythm; the toggle waits < 0.1 s.
+        if self._blink_due is None:
+            point = point_at_or_after(time.monotonic())
+            self._blink_due = on_beat(point + -point % TICK_POINTS, self._toggle_on_beat)
+
+    def _toggle_on_beat(self) -> None:
+        self._blink_due = None
+        if self.is_attached:
+            super()._toggle_cursor_blink_visible()
+
+    def _drop_blink_due(self) -> None:
+        if self._blink_due is not None:
+            self._blink_due.cancel()
+            self._blink_due = None
 
     @property
     def is_empty(self) -> bool:
