@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Mapping
+from itertools import pairwise
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -160,8 +161,7 @@ class ScrollingCompositor(Compositor):
             rows = [
                 y
                 for y in rows_painted[first : bisect_left(rows_painted, shown.bottom, first)]
-                if any(x1 < right and x2 > left for x1, x2 in painted[y])
-                and not _covered(lines[y], cuts[y], left, right)
+                if _unfilled(lines[y], cuts[y], painted[y], left, right)
             ]
             for top, count in _runs(rows):
                 strips = widget.render_lines(
@@ -341,11 +341,23 @@ def _rows_apart(shown: Region, was: Region) -> list[Region]:
     return [Region(x, start, width, end - start) for start, end in (top, bottom) if end > start]
 
 
-def _covered(line: dict[int, Strip | None], cuts: list[int], left: int, right: int) -> bool:
-    """Every chop of ``line`` between ``left`` and ``right`` is filled already (a strip
-    divided at those cuts fills the chops starting at each but the last)."""
-    ends = [cut for cut in cuts if right >= cut >= left]
-    return all(line.get(cut) is not None for cut in ends[:-1])
+def _unfilled(
+    line: dict[int, Strip | None],
+    cuts: list[int],
+    spans: list[tuple[int, int]],
+    left: int,
+    right: int,
+) -> bool:
+    """A chop of ``line`` that both a painted span and the columns ``left``–``right``
+    touch is still empty (chop ``i`` runs from ``cuts[i]`` to ``cuts[i + 1]``)."""
+    for x1, x2 in spans:
+        start, end = max(x1, left), min(x2, right)
+        if start >= end:
+            continue
+        for cut, after in pairwise(cuts):
+            if cut < end and after > start and line.get(cut) is None:
+                return True
+    return False
 
 
 def _runs(rows: list[int]) -> list[tuple[int, int]]:
