@@ -165,7 +165,7 @@ class Paint:
 
 
 @lru_cache(maxsize=1024)
-def _at(style: Style, x: int, y: int) -> RichStyle:
+def _with_offset(style: Style, x: int, y: int) -> RichStyle:
     """``style`` with the cell offset Textual's selection reads. Cached: a streaming reply
     draws its last lines again at each flush, with the same styles at the same places, and
     each new Rich style pickles its meta."""
@@ -185,15 +185,15 @@ def line_strip(
     bullet starts with the item."""
     segments: list[Segment] = []
     cells = 0
-    start_style = _at(paint.base, 0, y)
+    start_style = _with_offset(paint.base, 0, y)
     for text, style in line.prefix.render(paint.base, end="", parse_style=paint.parse_style):
-        rich_style = _at(style, 0, y)
+        rich_style = _with_offset(style, 0, y)
         segments.extend(Segment(character, rich_style) for character in text)
         cells += cell_len(text)
     under = paint.base + paint.code if line.code else paint.base
     lead = line.indent + (CODE_PADDING if line.code else 0)
     if lead:
-        lead_style = _at(under, 0, y) if line.code else start_style
+        lead_style = _with_offset(under, 0, y) if line.code else start_style
         segments.extend(Segment(" ", lead_style) for _ in range(lead))
         cells += lead
     body = line.body
@@ -202,11 +202,11 @@ def line_strip(
         body = body.stylize(selection_style, start, len(body.plain) if end == -1 else end)
     x = 0
     for text, style in body.render(under, end="", parse_style=paint.parse_style):
-        segments.append(Segment(text, _at(style, x, y)))
+        segments.append(Segment(text, _with_offset(style, x, y)))
         x += len(text)
         cells += cell_len(text)
     if cells < width:
-        segments.append(Segment(" " * (width - cells), _at(under, x, y)))
+        segments.append(Segment(" " * (width - cells), _with_offset(under, x, y)))
     strip = Strip(segments)
     return strip.crop(0, width) if strip.cell_length > width else strip
 
