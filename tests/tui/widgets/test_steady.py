@@ -167,6 +167,31 @@ def test_growing_by_a_line_restyles_only_the_new_rows() -> None:
     run(scenario())
 
 
+def test_a_layout_that_leaves_a_widget_as_it_was_redraws_none_of_it() -> None:
+    """Every widget on screen is told its size at each layout: one whose size did not
+    change keeps its lines, bottom edge included, and asks for no repaint."""
+
+    async def scenario() -> None:
+        app = GrowingApp()
+        async with app.run_test(size=(50, 20)) as pilot:
+            still, growing = Boxed(), Boxed()
+            app.transcript.add(still)
+            app.transcript.add(growing)
+            still.add_line("stays as it is")
+            growing.add_line("line 0")
+            await pilot.pause()
+            await painted(growing)
+            with styled_lines(still) as count:
+                for lines in range(1, 4):
+                    growing.add_line(f"line {lines}")
+                    await painted(growing)
+                    assert not still._repaint_regions
+                assert count(still) == 0
+            assert drawn_by_cache(app) == drawn_afresh(app)
+
+    run(scenario())
+
+
 def test_the_transcript_scrollbar_repaints_only_when_its_thumb_moves() -> None:
     async def scenario() -> None:
         app = GrowingApp()

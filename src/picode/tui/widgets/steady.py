@@ -44,7 +44,14 @@ class KeepsDrawnLines(Widget):
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
     ) -> bool:
         old = self._size
-        if size.width != old.width or size.height < old.height or not old.height:
+        unchanged = (
+            size == old
+            and virtual_size == self.virtual_size
+            and container_size == self._container_size
+        )
+        # Unchanged (every widget on screen is told its size at each layout): nothing to
+        # keep or redraw.
+        if unchanged or size.width != old.width or size.height < old.height or not old.height:
             return super()._size_updated(size, virtual_size, container_size, layout)
         cache = self._styles_cache
         drawn = dict(cache._cache)
