@@ -10,6 +10,7 @@ from picode.session.config.settings import Settings
 from picode.tui.approval import ARM_DELAY_S
 from picode.tui.plan_prompt import PlanPrompt
 from picode.tui.widgets.markdown import MarkdownView
+from picode.tui.widgets.tool_call import ToolCallView
 from tests.tui.conftest import SIZE, TuiHarness, notices, opened, run, send, wait_until
 
 PLAN = "# The plan\n\n1. write `out.txt`\n2. **check** it\n\x1b[31mred\x1b[0m"
@@ -112,6 +113,16 @@ def test_approving_the_plan_lets_the_write_run(tui: TuiHarness) -> None:
             assert app.session.mode == "never"
             assert not app.query(PlanPrompt) and app.focused is app.editor
             assert "plan" not in app.info_footer.right_text().plain
+            # In the transcript, Ctrl+O shows the plan drawn as Markdown too.
+            (call,) = [v for v in app.query(ToolCallView) if v.tool_name == "exit_plan_mode"]
+            assert "The plan" in call.header_text and "#" not in call.header_text
+            assert not call.query(MarkdownView)
+            await pilot.press("ctrl+o")
+            await wait_until(pilot, lambda: bool(call.query(MarkdownView)), what="the plan")
+            await pilot.pause()
+            shown = "\n".join(line.body.plain for line in call.query_one(MarkdownView).lines)
+            assert "The plan" in shown and "#" not in shown and "**" not in shown
+            assert "write out.txt" in shown and "\x1b" not in shown
 
     run(scenario())
 

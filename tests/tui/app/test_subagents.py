@@ -9,6 +9,7 @@ from picode.ai.providers.faux import FauxText, FauxToolCall, FauxTurn, text_turn
 from picode.ai.types import Context, UserMessage
 from picode.tui.widgets.tool_call import ToolCallView
 from tests.tui.conftest import SIZE, TuiHarness, run, send, wait_until
+from tests.tui.hosts import screen_text
 
 
 def _script(parent: list[FauxTurn], child: list[FauxTurn]) -> Any:
@@ -82,5 +83,38 @@ def test_a_finished_subagent_shows_its_answer_and_transcript_path(tui: TuiHarnes
             await pilot.press("ctrl+o")
             assert "Transcript: " in view.body_text
             assert ".jsonl" in view.body_text
+
+    run(scenario())
+
+
+def test_a_subagents_answer_is_drawn_as_markdown_folded_and_whole(tui: TuiHarness) -> None:
+    answer = "## Findings\n\nThe **retry** loop is in `net.py`.\n\n" + "\n".join(
+        f"- point {i}" for i in range(8)
+    )
+    parent = [tool_turn(_task()), text_turn("thanks")]
+    child = [text_turn(answer)]
+    faux = tui.faux(*[_script(parent, child)] * 3)
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await send(pilot, "delegate")
+            await wait_until(pilot, lambda: app.query(ToolCallView))
+            view = app.query_one(ToolCallView)
+            await wait_until(pilot, lambda: view.state == "success", timeout=10)
+            await pilot.pause()
+            shown = screen_text(app)
+            # Drawn, not quoted: no heading marks or emphasis stars, a bullet per item.
+            assert "Findings" in shown and "## Findings" not in shown
+            assert "The retry loop is in net.py." in shown and "**" not in shown
+            assert "• point 1" in shown and "point 2" not in shown
+            assert "… 6 more lines (ctrl+o to expand)" in shown
+            await pilot.press("ctrl+o")
+            await wait_until(pilot, lambda: "• point 7" in screen_text(app))
+            assert "more lines" not in screen_text(app)
+            await pilot.press("ctrl+o")
+            await wait_until(pilot, lambda: "point 7" not in screen_text(app))
+            assert "… 6 more lines (ctrl+o to expand)" in screen_text(app)
 
     run(scenario())

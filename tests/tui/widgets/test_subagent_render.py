@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from picode.agent.tool import ToolResult
-from picode.tui.widgets.subagent_render import subagent_body
+from picode.tui.widgets.subagent_render import subagent_answer, subagent_body
+from picode.tui.widgets.tool_render import MarkdownPart
 
 
 def state(**fields: Any) -> dict[str, Any]:
@@ -48,12 +49,23 @@ def test_expanded_shows_the_transcript_and_the_file() -> None:
     ]
 
 
-def test_a_finished_subagent_shows_its_answer_folded() -> None:
+def test_a_finished_subagent_shows_its_answer_folded_as_markdown() -> None:
     answer = ToolResult.text("\n".join(f"line {i}" for i in range(10)))
-    lines = subagent_body(state(status="done", tool_uses=2), answer, False, False).plain
-    assert lines.split("\n")[0] == "explore · 2 tool uses · 0 tokens · 0.0s  (ctrl+o to expand)"
-    assert "line 5" in lines and "line 6" not in lines
-    assert lines.endswith("… 4 more lines (ctrl+o to expand)")
+    body = subagent_body(state(status="done", tool_uses=2), answer, False, False).plain
+    assert body == "explore · 2 tool uses · 0 tokens · 0.0s  (ctrl+o to expand)"
+    folded = subagent_answer(answer, False, False)
+    assert folded is not None and folded.note is not None
+    assert folded.source.splitlines() == [f"line {i}" for i in range(6)]
+    assert folded.note.plain == "… 4 more lines (ctrl+o to expand)"
+    assert subagent_answer(answer, False, True) == MarkdownPart(answer.text_content)
+
+
+def test_a_failed_subagent_says_why_in_its_block_not_as_markdown() -> None:
+    failed = ToolResult.text("## not a heading\nthe child failed")
+    body = subagent_body(state(status="error"), failed, True, False).plain
+    assert body.endswith("## not a heading\nthe child failed")
+    assert subagent_answer(failed, True, False) is None
+    assert subagent_answer(ToolResult.text("  \n"), False, False) is None
 
 
 def test_the_childs_text_cannot_reach_the_terminal_raw() -> None:
@@ -65,3 +77,13 @@ def test_the_childs_text_cannot_reach_the_terminal_raw() -> None:
     text = subagent_body(shown, ToolResult.text("done\x1b[5m"), False, True).plain
     assert "\x1b" not in text and "\x07" not in text
     assert "ared" in text
+
+
+def test_expanded_the_answer_is_not_repeated_at_the_end_of_the_transcript() -> None:
+    shown = state(transcript=[["text", "Looking"], ["tool", "ls ."], ["text", "All **good**"]])
+    answer = ToolResult.text("All **good**\n")
+    lines = subagent_body(shown, answer, False, True).plain.split("\n")
+    assert lines[1:] == ["Looking", "● ls ."]
+    # An answer the transcript did not end with (cut, or another text) leaves it whole.
+    other = subagent_body(shown, ToolResult.text("Other"), False, True).plain.split("\n")
+    assert other[1:] == ["Looking", "● ls .", "All **good**"]

@@ -142,6 +142,28 @@ def test_exit_plan_mode_says_what_became_of_the_plan_and_expands_to_it() -> None
     folded = tool_render.result_body("exit_plan_mode", args, result, False, expanded=False)
     assert folded is not None
     assert folded.plain == "The user approved the plan. (ctrl+o to expand)"
+    assert tool_render.result_markdown("exit_plan_mode", args, result, False, False) is None
     expanded = tool_render.result_body("exit_plan_mode", args, result, False, expanded=True)
     assert expanded is not None
-    assert "## Steps\n1. write" in expanded.plain and "\x1b" not in expanded.plain
+    assert expanded.plain == "The user approved the plan. (ctrl+o to fold)"
+    # The plan itself follows as Markdown (the view escapes it as it does a reply).
+    plan = tool_render.result_markdown("exit_plan_mode", args, result, False, expanded=True)
+    assert plan == tool_render.MarkdownPart(args["plan"])
+
+
+def test_a_plans_header_reads_without_its_heading_marks() -> None:
+    header = tool_render.header("exit_plan_mode", {"plan": "## Steps\n1. go"}, "awaiting")
+    assert header.plain == "● exit_plan_mode  Steps …  waiting for approval"
+    # Only a plan's: a command's leading hashes are what runs.
+    bash = tool_render.header("bash", {"command": "# note"}, "running")
+    assert "# note" in bash.plain
+
+
+def test_markdown_is_cut_by_source_lines_with_a_note_of_the_rest() -> None:
+    text = "\n".join(f"- item {i}" for i in range(9))
+    whole = tool_render.markdown_head(text, 9, expanded=False)
+    assert whole == tool_render.MarkdownPart(text)
+    head = tool_render.markdown_head(text, 6, expanded=False)
+    assert head.source.splitlines() == [f"- item {i}" for i in range(6)]
+    assert head.note is not None
+    assert head.note.plain == "… 3 more lines (ctrl+o to expand)"

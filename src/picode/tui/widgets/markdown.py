@@ -153,6 +153,18 @@ class MarkdownView(KeepsDrawnLines):
         self._paint = None
         self._unrendered = bool(self._source)
 
+    def update(self, markdown: str) -> None:
+        """Show ``markdown`` instead of what is shown: a whole text (a stream ``feed``s)."""
+        source = safe(markdown)
+        if source == self._source:
+            return
+        self._source = source
+        self._reset()
+        self._paint = None
+        self._unrendered = bool(source)
+        self.set_class(not source.strip(), "-empty")
+        self.refresh(layout=True)
+
     def share_source(self, text: str) -> None:
         """``text`` is what this view shows (the finished message's own string): hold that
         one object instead of an equal copy."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -12,7 +12,10 @@ from textual.widgets import Static
 
 from picode.agent.tool import ToolResult
 from picode.tui.widgets import tool_render
-from picode.tui.widgets.tool_render import ToolState
+from picode.tui.widgets.tool_render import MarkdownPart, ToolState
+
+if TYPE_CHECKING:
+    from picode.tui.widgets.markdown import MarkdownView
 
 
 class ToolCallView(Widget):
@@ -40,6 +43,17 @@ class ToolCallView(Widget):
     ToolCallView > .tool-body.-empty {
         display: none;
     }
+    ToolCallView > .tool-markdown {
+        margin: 0;
+        padding: 0 0 0 2;
+    }
+    ToolCallView > .tool-note {
+        height: auto;
+        padding: 0 0 0 2;
+    }
+    ToolCallView > .tool-note.-empty {
+        display: none;
+    }
     """
 
     expanded: reactive[bool] = reactive(False, init=False)
@@ -56,6 +70,10 @@ class ToolCallView(Widget):
         self.result: ToolResult | None = None
         self._header: Static | None = None
         self._body: Static | None = None
+        #: Model-written Markdown after the body (``tool_render.MarkdownPart``), and the note
+        #: of lines left out after it: mounted only for a call that has some.
+        self._markdown: MarkdownView | None = None
+        self._note: Static | None = None
         #: Folded away: the drawn body is dropped, and updates wait for ``bring_back``.
         self.folded = False
         self.set_reactive(ToolCallView.expanded, expanded)
@@ -66,6 +84,9 @@ class ToolCallView(Widget):
         self._body = Static(body or "", classes="tool-body" + ("" if body else " -empty"))
         yield self._header
         yield self._body
+        part = self._markdown_part()
+        if part is not None:
+            yield from self._markdown_widgets(part)
 
     # --- updates from the event router --------------------------------------------------
 
@@ -137,17 +158,25 @@ class ToolCallView(Widget):
 
     @property
     def body_text(self) -> str:
+        """The body as text: its lines, then any Markdown (as written) and its note."""
         body = self._body_content()
-        return body.plain if body is not None else ""
+        texts = [body.plain] if body is not None else []
+        part = self._markdown_part()
+        if part is not None:
+            texts.append(part.source)
+            if part.note is not None:
+                texts.append(part.note.plain)
+        return "\n".join(texts)
 
     def _header_content(self) -> Content:
         return tool_render.header(self.tool_name, self.args, self.state)
 
     def _body_content(self) -> Content | None:
-        if self.tool_name == "task":
-            body = self._subagent_body()
-            if body is not None:
-                return body
+        state = self._subagent_state()
+        if state is not None:
+            from picode.tui.widgets.subagent_render import subagent_body
+
+            return subagent_body(state, self.result, self.state == "error", self.expanded)
         if self.result is not None:
             return tool_render.result_body(
                 self.tool_name, self.args, self.result, self.state == "error", self.expanded
@@ -156,13 +185,26 @@ class ToolCallView(Widget):
             return tool_render.running_body(self.tool_name, self.partial)
         return None
 
-    def _subagent_body(self) -> Content | None:
-        """A subagent's block (``subagent_render``), when the call carries one's state."""
+    def _markdown_part(self) -> MarkdownPart | None:
+        if self.result is None:
+            return None
+        is_error = self.state == "error"
+        if self._subagent_state() is not None:
+            from picode.tui.widgets.subagent_render import subagent_answer
+
+            return subagent_answer(self.result, is_error, self.expanded)
+        return tool_render.result_markdown(
+            self.tool_name, self.args, self.result, is_error, self.expanded
+        )
+
+    def _subagent_state(self) -> dict[str, Any] | None:
+        """A ``task`` call's subagent state (``subagent_render`` draws it), if it has one."""
+        if self.tool_name != "task":
+            return None
         from picode.session.subagents import subagent_state
-        from picode.tui.widgets.subagent_render import subagent_body
 
         # An aborted call's result is the loop's own: the last partial still says who ran.
-        state = next(
+        return next(
             (
                 found
                 for shown in (self.result, self.partial)
@@ -170,9 +212,29 @@ class ToolCallView(Widget):
             ),
             None,
         )
-        if state is None:
-            return None
-        return subagent_body(state, self.result, self.state == "error", self.expanded)
+
+    def _markdown_widgets(self, part: MarkdownPart) -> tuple[MarkdownView, Static]:
+        # Imported here: most calls have no Markdown, and the view is not on the first
+        # frame's path.
+        from picode.tui.widgets.markdown import MarkdownView
+
+        self._markdown = MarkdownView(part.source, classes="tool-markdown")
+        self._note = Static(part.note or "", classes="tool-note")
+        self._note.set_class(part.note is None, "-empty")
+        return self._markdown, self._note
+
+    def _show_markdown(self, part: MarkdownPart | None) -> None:
+        if part is None:
+            for widget in (self._markdown, self._note):
+                if widget is not None:
+                    widget.remove()
+            self._markdown = self._note = None
+        elif self._markdown is None or self._note is None:
+            self.mount(*self._markdown_widgets(part))
+        else:
+            self._markdown.update(part.source)
+            self._note.update(part.note or "")
+            self._note.set_class(part.note is None, "-empty")
 
     def _refresh_header(self) -> None:
         if self._header is not None and not self.folded:
@@ -184,3 +246,4 @@ class ToolCallView(Widget):
         body = self._body_content()
         self._body.set_class(body is None, "-empty")
         self._body.update(body or "")
+        self._show_markdown(self._markdown_part())

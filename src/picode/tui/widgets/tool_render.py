@@ -8,6 +8,8 @@ ran), output with its escape sequences removed (``safe``).
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from textual.content import Content
@@ -39,6 +41,9 @@ EXPANDED_LINES = 2000
 MAX_LINE_CHARS = 400
 KEY_ARGUMENT_CHARS = 300
 
+#: A Markdown heading's marks, left out of a one-line summary (a plan's first line).
+_HEADING_MARKS = re.compile(r"#{1,6}[ \t]+")
+
 _STATE_STYLE: dict[ToolState, str] = {
     "streaming": "$muted",
     "awaiting": "$tool-pending",
@@ -62,6 +67,8 @@ def key_argument(name: str, args: dict[str, Any]) -> str | None:
     if name == "grep" and isinstance(args.get("path"), str) and args["path"]:
         value = f"{value}  in {args['path']}"
     first_line, _, rest = value.strip().partition("\n")
+    if name == "exit_plan_mode":
+        first_line = _HEADING_MARKS.sub("", first_line, count=1)
     first_line = visible(first_line)
     if rest:
         first_line += " …"
@@ -118,15 +125,11 @@ def result_body(
     if name == "bash":
         return _tail(text, EXPANDED_LINES if expanded else BASH_TAIL_LINES, expanded, style="")
     if name == "exit_plan_mode":
-        # What became of the plan; Ctrl+O shows the plan itself (as written: Markdown).
+        # What became of the plan; Ctrl+O shows the plan itself (``result_markdown``).
         outcome = text.strip().partition("\n")[0].partition(". ")[0].rstrip(".")
-        said = Content.styled(
+        return Content.styled(
             f"{_clip(outcome, MAX_LINE_CHARS)}. {toggle_hint(expanded)}", "$muted"
         )
-        if not expanded:
-            return said
-        plan = safe(str(args.get("plan", "")))
-        return Content("\n").join([said, _head(plan, EXPANDED_LINES, expanded)])
     if name in ("read", "write"):
         source = text if name == "read" else visible(str(args.get("content", "")))
         summary = _summary_line(name, source, result, expanded)
@@ -137,6 +140,35 @@ def result_body(
         )
     limit = EXPANDED_LINES if expanded else COLLAPSED_LINES
     return _head(text, limit, expanded) if text.strip() else _images_note(result)
+
+
+@dataclass(frozen=True, slots=True)
+class MarkdownPart:
+    """Model-written Markdown that ends a tool's body (a plan, a subagent's answer): drawn
+    as a reply is, under the body's other lines, with ``note`` (lines left out) after it."""
+
+    source: str
+    note: Content | None = None
+
+
+def result_markdown(
+    name: str, args: dict[str, Any], result: ToolResult, is_error: bool, expanded: bool
+) -> MarkdownPart | None:
+    """The part of a finished call's body that is Markdown, if any (after ``result_body``)."""
+    if name == "exit_plan_mode" and expanded and not is_error:
+        plan = str(args.get("plan", ""))
+        return markdown_head(plan, EXPANDED_LINES, expanded) if plan.strip() else None
+    return None
+
+
+def markdown_head(text: str, limit: int, expanded: bool) -> MarkdownPart:
+    """The first ``limit`` source lines of ``text``, and a note of the rest. The source is
+    drawn escaped by the Markdown view (``safe``), like a reply."""
+    lines = text.splitlines()
+    if len(lines) <= limit:
+        return MarkdownPart(text)
+    note = _more_note(len(lines) - limit, "more lines", expanded)
+    return MarkdownPart("\n".join(lines[:limit]), note)
 
 
 DIFF_STYLES: dict[DiffLineKind, str] = {
