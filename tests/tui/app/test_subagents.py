@@ -65,19 +65,30 @@ def test_a_running_subagent_shows_its_state_and_expands_to_its_transcript(
     run(scenario())
 
 
-def test_a_finished_subagent_shows_its_answer_and_transcript_path(tui: TuiHarness) -> None:
+def _answering(tui: TuiHarness, answer: str) -> Any:
+    """The app, its parent delegating once to a child that answers ``answer``."""
     parent = [tool_turn(_task()), text_turn("thanks")]
-    child = [text_turn("The answer\nin two lines")]
-    faux = tui.faux(*[_script(parent, child)] * 3)
-    app = tui.app(faux)
+    child = [text_turn(answer)]
+    return tui.app(tui.faux(*[_script(parent, child)] * 3))
+
+
+async def _delegated(pilot: Any) -> ToolCallView:
+    """The task call's view, once the child has answered."""
+    app = pilot.app
+    await wait_until(pilot, lambda: app.session is not None)
+    await send(pilot, "delegate")
+    await wait_until(pilot, lambda: app.query(ToolCallView))
+    view: ToolCallView = app.query_one(ToolCallView)
+    await wait_until(pilot, lambda: view.state == "success", timeout=10)
+    return view
+
+
+def test_a_finished_subagent_shows_its_answer_and_transcript_path(tui: TuiHarness) -> None:
+    app = _answering(tui, "The answer\nin two lines")
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            await send(pilot, "delegate")
-            await wait_until(pilot, lambda: app.query(ToolCallView))
-            view = app.query_one(ToolCallView)
-            await wait_until(pilot, lambda: view.state == "success", timeout=10)
+            view = await _delegated(pilot)
             assert "The answer\nin two lines" in view.body_text
             assert "Transcript:" not in view.body_text
             await pilot.press("ctrl+o")
@@ -91,18 +102,11 @@ def test_a_subagents_answer_is_drawn_as_markdown_folded_and_whole(tui: TuiHarnes
     answer = "## Findings\n\nThe **retry** loop is in `net.py`.\n\n" + "\n".join(
         f"- point {i}" for i in range(8)
     )
-    parent = [tool_turn(_task()), text_turn("thanks")]
-    child = [text_turn(answer)]
-    faux = tui.faux(*[_script(parent, child)] * 3)
-    app = tui.app(faux)
+    app = _answering(tui, answer)
 
     async def scenario() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session is not None)
-            await send(pilot, "delegate")
-            await wait_until(pilot, lambda: app.query(ToolCallView))
-            view = app.query_one(ToolCallView)
-            await wait_until(pilot, lambda: view.state == "success", timeout=10)
+            await _delegated(pilot)
             await pilot.pause()
             shown = screen_text(app)
             # Drawn, not quoted: no heading marks or emphasis stars, a bullet per item.
