@@ -99,7 +99,7 @@ def test_a_finished_subagent_shows_its_answer_and_transcript_path(tui: TuiHarnes
 
 
 def test_a_subagents_answer_is_drawn_as_markdown_folded_and_whole(tui: TuiHarness) -> None:
-    answer = "## Findings\n\nThe **retry** loop is in `net.py`.\n\n" + "\n".join(
+    answer = "## Findings\x1b]0;owned\x07\n\nThe **retry** loop is in `net.py`.\n\n" + "\n".join(
         f"- point {i}" for i in range(8)
     )
     app = _answering(tui, answer)
@@ -113,6 +113,7 @@ def test_a_subagents_answer_is_drawn_as_markdown_folded_and_whole(tui: TuiHarnes
             assert "Findings" in shown and "## Findings" not in shown
             assert "The retry loop is in net.py." in shown and "**" not in shown
             assert "• point 1" in shown and "point 2" not in shown
+            assert "\x1b" not in shown and "\x07" not in shown
             assert "… 6 more lines (ctrl+o to expand)" in shown
             await pilot.press("ctrl+o")
             await wait_until(pilot, lambda: "• point 7" in screen_text(app))
