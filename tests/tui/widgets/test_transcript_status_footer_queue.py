@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 
 from picode.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
@@ -18,8 +20,9 @@ from picode.tui.widgets.footer import (
 )
 from picode.tui.widgets.messages import UserMessageView
 from picode.tui.widgets.notice import NoticeView
+from picode.tui.widgets.pacing import TICK_S
 from picode.tui.widgets.queue import QueueView
-from picode.tui.widgets.status import StatusLine, format_elapsed
+from picode.tui.widgets.status import SPINNER, StatusLine, format_elapsed
 from picode.tui.widgets.tool_call import ToolCallView
 from picode.tui.widgets.transcript import Transcript
 from tests.tui.conftest import FakeClock, run
@@ -116,6 +119,49 @@ def test_status_line_counts_down_a_retry_each_second() -> None:
         assert "esc to interrupt" in status.render().plain
         status.stop_working()
         assert status.render().plain == ""
+
+    _run_with(status, body=body)
+
+
+def _cells(strip: Strip) -> list[tuple[str, object]]:
+    return [(char, segment.style) for segment in strip for char in segment.text]
+
+
+def test_while_working_the_status_line_draws_the_spinner_alone_as_the_whole_line_would() -> None:
+    clock = FakeClock()
+    status = StatusLine(clock=clock)
+
+    async def body(app: TokensHost, pilot: Any) -> None:
+        def drawn_whole() -> Strip:
+            return Visual.to_strips(
+                status, status.render(), status.size.width, 1, status.visual_style
+            )[0]
+
+        status.start_working()
+        await pilot.pause()
+        seconds_passed = 0
+        for step in range(12):
+            if step == 5:
+                status.set_notice("compacting \x1b[2Jsoon", "warning")
+            fast = status.render_line(0)
+            assert _cells(fast) == _cells(drawn_whole())
+            assert fast.text.startswith(SPINNER[step % len(SPINNER)] + " Working… ")
+            kept, rest = status._drawn_rest, status.render().plain[2:]
+            clock.advance(TICK_S)
+            status.render_line(0)
+            # Within a second only the spinner changes: the rest is not drawn again.
+            if status.render().plain[2:] == rest:
+                assert status._drawn_rest is kept
+            else:
+                seconds_passed += 1
+        assert seconds_passed == 1
+        status.styles.width = 30  # narrower: the rest ends in an ellipsis, as before
+        await pilot.pause()
+        assert status.render_line(0).text.endswith("…")
+        assert _cells(status.render_line(0)) == _cells(drawn_whole())
+        status.end_retry()
+        status.show_retry(1, 3, 2000)  # no spinner: drawn whole
+        assert status.render_line(0).text.startswith("Retrying in 2 s")
 
     _run_with(status, body=body)
 
