@@ -133,6 +133,20 @@ def test_a_loose_list_keeps_blank_lines_between_items() -> None:
     assert screen("- one\n\n- two\n", 40) == [f"{BULLETS[0]}one", "", f"{BULLETS[0]}two"]
 
 
+def test_a_code_block_in_a_tight_list_has_a_blank_line_below_as_above() -> None:
+    source = "1. install:\n   ```sh\n   pip install x\n   ```\n2. run it\n3. done\n"
+    assert screen(source, 40) == [
+        "1. install:",
+        "",
+        "    pip install x",
+        "",
+        "2. run it",
+        "3. done",
+    ]
+    # The last item's margin is the list's own: nothing is added after it.
+    assert screen("- a\n  ```\n  x\n  ```\n", 40)[-1] == "   x"
+
+
 def test_block_quotes_have_a_bar_on_every_line_and_the_quote_colour() -> None:
     source = "> a quote long enough to wrap around\n>\n> second paragraph\n"
     assert screen(source, 20) == [

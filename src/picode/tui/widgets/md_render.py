@@ -168,7 +168,7 @@ def render_block(node: SyntaxTreeNode, depth: int = 0) -> Block:
     if kind in ("bullet_list", "ordered_list"):
         return Block(tuple(_list_rows(node, depth)), 0, 1, kind)
     if kind == "blockquote":
-        rows = _children_rows(node.children, depth)
+        rows, _ = _children_rows(node.children, depth)
         return Block(tuple(_tint(row.prefixed(QUOTE_BAR, QUOTE_BAR)) for row in rows), 1, 1, kind)
     if kind == "hr":
         return Block((Row(rule=True),), 1, 1, kind)
@@ -188,9 +188,10 @@ def _tint(row: Row) -> Row:
     return replace(row, body=row.body.stylize_before(QUOTE))
 
 
-def _children_rows(children: Sequence[SyntaxTreeNode], depth: int) -> list[Row]:
+def _children_rows(children: Sequence[SyntaxTreeNode], depth: int) -> tuple[list[Row], int]:
     """Rows of the blocks inside a quote or a list item, spaced as top-level blocks are
-    (a tight list's paragraphs want no blank lines; a nested list hugs its item's text)."""
+    (a tight list's paragraphs want no blank lines; a nested list hugs its item's text),
+    and the blank lines the last of them wants below it."""
     rows: list[Row] = []
     previous: Block | None = None
     for child in children:
@@ -201,7 +202,7 @@ def _children_rows(children: Sequence[SyntaxTreeNode], depth: int) -> list[Row]:
             rows.extend(Row() for _ in range(max(previous.bottom, block.top)))
         rows.extend(block.rows)
         previous = block
-    return rows
+    return rows, previous.bottom if previous is not None else 0
 
 
 def _list_rows(node: SyntaxTreeNode, depth: int) -> list[Row]:
@@ -219,12 +220,16 @@ def _list_rows(node: SyntaxTreeNode, depth: int) -> list[Row]:
         not child.hidden for item in items for child in item.children if child.type == "paragraph"
     )
     rows: list[Row] = []
+    below = 0
     for index, (item, marker) in enumerate(zip(items, markers, strict=True)):
-        if index and loose:
+        # Even in a tight list, an item that ends with a code block (a quote, a table...)
+        # keeps the blank line after it that it has above it.
+        if index and (loose or below):
             rows.append(Row())
         bullet = Content.styled(marker, BULLET_STYLE)
         indent = Content(" " * len(marker))
-        item_rows = _children_rows(item.children, inner) or [Row()]
+        item_rows, below = _children_rows(item.children, inner)
+        item_rows = item_rows or [Row()]
         for number, row in enumerate(item_rows):
             rows.append(row.prefixed(bullet if number == 0 else indent, indent))
     return rows
