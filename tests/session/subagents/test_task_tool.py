@@ -110,15 +110,18 @@ def test_children_run_concurrently_and_abort_stops_both(harness: SessionHarness)
 
 def test_steering_stops_a_pending_subagent(harness: SessionHarness) -> None:
     parent = [tool_turn(task("quick", "job A"), task("slow", "job B")), text_turn("ok")]
-    faux = scripted(
-        harness, {"job A": text_turn("answer A"), "job B": FauxTurn([], hang=True)}, parent
-    )
+    # Job A ends only once the steer is queued: steering is looked at when a call ends, and
+    # an A that ended first would leave B running with nothing left to look again.
+    steered = asyncio.Event()
+    answer_a = text_turn("answer A", release=steered)
+    faux = scripted(harness, {"job A": answer_a, "job B": FauxTurn([], hang=True)}, parent)
 
     async def scenario() -> None:
         session = await harness.open(faux)
         running = asyncio.ensure_future(session.prompt("go"))
-        await wait_until(lambda: len(faux.requests) >= 2)
+        await wait_until(lambda: len(faux.requests) >= 3)  # the parent and both children
         session.steer("change of plan")
+        steered.set()
         await asyncio.wait_for(running, 10)
         results = [m for m in session.messages if isinstance(m, ToolResultMessage)]
         assert [r.is_error for r in results] == [False, True]

@@ -56,6 +56,8 @@ class FauxTurn:
     delay: float | None = None
     #: Waits after the blocks that many seconds before finishing (slow endings).
     end_delay: float = 0.0
+    #: After the blocks, wait until this is set before finishing (a test decides when).
+    release: asyncio.Event | None = None
 
 
 FauxScript: TypeAlias = FauxTurn | Callable[[Context], FauxTurn]
@@ -185,6 +187,8 @@ class FauxProvider:
                     out.toolcall_end(index)
         if turn.end_delay:
             await asyncio.sleep(turn.end_delay)
+        if turn.release is not None:
+            await turn.release.wait()
         if turn.hang:
             await asyncio.Event().wait()
         if turn.usage is not None:
