@@ -7,6 +7,7 @@ above them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -43,6 +44,24 @@ class TreeNode:
 def first_words(text: str, limit: int = _FIRST_WORDS) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+#: Markdown's marks, left out of the first words of what a model wrote: a line's heading
+#: marks, bullet or quote bar, a code fence; a link's target; emphasis and code spans.
+_LINE_MARKS = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|>[ \t]?|(?:```|~~~)\S*[ \t]*$)", re.M)
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_EMPHASIS = re.compile(r"(\*\*|__|~~|\*)(?=\S)(.+?)(?<=\S)\1")
+_CODE_SPAN = re.compile(r"`+([^`\n]+)`+")
+
+
+def plain_words(markdown: str, limit: int = _FIRST_WORDS) -> str:
+    """``first_words`` of Markdown, as it reads drawn: "## Plan" and "**7** files" are
+    "Plan" and "7 files". A person's own text keeps its marks (``first_words``)."""
+    text = _LINE_MARKS.sub("", markdown[: limit * 8])
+    text = _LINK.sub(r"\1", text)
+    text = _CODE_SPAN.sub(r"\1", text)
+    text = _EMPHASIS.sub(r"\2", text)
+    return first_words(text, limit)
 
 
 def session_tree(file: SessionFile) -> list[TreeNode]:
@@ -97,7 +116,7 @@ def _shown_ancestor(
 
 def _describe(entry: Entry) -> tuple[NodeRole, str] | None:
     if entry.type == "compaction":
-        return "compaction", first_words(str(entry.data.get("summary") or "(compacted)"))
+        return "compaction", plain_words(str(entry.data.get("summary") or "(compacted)"))
     if entry.type != "message":
         return None
     try:
@@ -108,14 +127,14 @@ def _describe(entry: Entry) -> tuple[NodeRole, str] | None:
         case UserMessage():
             summary = branch_summary_of(message)
             if summary is not None:
-                return "summary", first_words(summary)
+                return "summary", plain_words(summary)
             return "user", first_words(message.text)
         case AssistantMessage():
             text = message.text.strip()
             if not text:
                 names = [call.name for call in message.tool_calls]
                 text = "→ " + ", ".join(names) if names else "(no text)"
-            return "assistant", first_words(text)
+            return "assistant", plain_words(text)
         case ToolResultMessage():
             return None  # shown by the assistant message that called the tool
     return None
