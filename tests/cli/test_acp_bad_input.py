@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from picode.ai.types import UserMessage
+from picode.session.store import SessionStore
 from tests.cli.acp_client import point_at
 from tests.cli.harness import Child, PicodeEnv
 from tests.wire.server import WireServer
@@ -103,6 +105,12 @@ def test_session_list_pages_the_saved_sessions_newest_first(
             ids.append(made["result"]["sessionId"])
             prompt = {"sessionId": ids[-1], "prompt": [{"type": "text", "text": text}]}
             assert "result" in request(child, n * 10 + 1, "session/prompt", prompt)
+        # A subagent's transcript, the newest file: not a session to offer.
+        transcript = SessionStore(picode.home / "data" / "sessions").create(
+            picode.project, subagent_of=ids[0]
+        )
+        transcript.append_message(UserMessage("a task's prompt"))
+        transcript.close()
         listed = request(child, 50, "session/list", {"cwd": str(picode.project)})["result"]
         assert [s["sessionId"] for s in listed["sessions"]] == list(reversed(ids))
         assert listed["sessions"][0]["title"] == "second question"

@@ -122,7 +122,9 @@ class AgentSession(
             todo_list=lambda: todo_text(self._todos),
         )
         self._save_error: str | None = None
-        self._recorder = SessionRecorder(options.paths, options.cwd, self.notify)
+        self._recorder = SessionRecorder(
+            options.paths, options.cwd, self.notify, subagent_of=options.subagent_of
+        )
         self._keeper = CheckpointKeeper(options, self._settings, self._recorder, self.notify)
         self._deferred = DeferredStart()
         self._extensions = ExtensionHost(

@@ -52,3 +52,6 @@ class SessionOptions:
     approval_gate: ApprovalGate | None = None
     #: Offer the ``task`` tool (off in a subagent: one level deep).
     subagents: bool = True
+    #: A subagent's: its parent's session id, in its file's header (``subagent_of``), so
+    #: that lists of conversations leave it out.
+    subagent_of: str | None = None

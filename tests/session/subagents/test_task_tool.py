@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -193,9 +194,15 @@ def test_transcript_is_saved_and_linked(harness: SessionHarness) -> None:
             json.dumps(e["message"]) for e in entries(child_file) if e.get("type") == "message"
         ]
         assert any("job A" in t for t in texts) and any("answer A" in t for t in texts)
-        # The child is a session of its own: listed beside the parent.
-        listed = {info.path for info in session.store.list(session.cwd)}
-        assert child_file in listed
+        # The child is a session of its own, whose header says whose task it ran: listed
+        # as such (the picker leaves it out), and never the one -c continues.
+        assert entries(child_file)[0]["subagent_of"] == session.session_id
+        listed = {info.path: info.subagent_of for info in session.store.list(session.cwd)}
+        assert listed == {path: None, child_file: session.session_id}
+        os.utime(child_file)  # written last, as a child that outlived a parent's crash
+        continued = session.store.continue_latest(session.cwd)
+        assert continued is not None and continued.path == path
+        continued.close()
         await session.close()
 
     run(scenario())

@@ -224,6 +224,10 @@ def test_session_picker_on_a_real_store(tmp_path: Path) -> None:
         session = store.create(cwd)
         session.append_message(UserMessage(text))
         session.close()
+    # A subagent's transcript is not a conversation to resume: it is not listed.
+    child = store.create(cwd, subagent_of=session.id)
+    child.append_message(UserMessage("a task's prompt"))
+    child.close()
     other = store.create(tmp_path / "elsewhere")
     other.append_message(UserMessage("elsewhere task"))
     other.close()

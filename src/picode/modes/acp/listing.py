@@ -17,7 +17,8 @@ PAGE_SIZE = 50
 def list_sessions(sessions_dir: Path, cwd: str | None, cursor: str | None) -> ListSessionsResponse:
     start = _position(cursor)
     folder = Path(cwd).expanduser() if cwd else None
-    summaries = SessionStore(sessions_dir).list(folder)
+    # A subagent's session is a transcript of one ``task`` call, not a conversation.
+    summaries = [s for s in SessionStore(sessions_dir).list(folder) if s.subagent_of is None]
     page = summaries[start : start + PAGE_SIZE]
     more = start + PAGE_SIZE < len(summaries)
     return ListSessionsResponse(

@@ -83,6 +83,7 @@ class SessionFile:
         cwd: Path,
         parent_session: str | None = None,
         timestamp: int | None = None,
+        subagent_of: str | None = None,
     ) -> SessionFile:
         header: dict[str, Any] = {
             "type": "session",
@@ -93,6 +94,8 @@ class SessionFile:
         }
         if parent_session is not None:
             header["parent_session"] = parent_session
+        if subagent_of is not None:
+            header["subagent_of"] = subagent_of
         return cls(path, header, persisted=False, line_count=1)
 
     @classmethod

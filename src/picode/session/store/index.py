@@ -29,7 +29,8 @@ from picode.session.store.format import (
 
 INDEX_FILE_NAME = ".index.json"
 #: 2: a first message is what was typed, its attached files as @path (no file contents).
-_INDEX_VERSION = 2
+#: 3: a subagent's session says whose it is (``subagent_of``).
+_INDEX_VERSION = 3
 _CHUNK = 8 << 20
 _FIRST_MESSAGE_CHARS = 200
 _USER_MARK = b'"message":{"role":"user"'
@@ -50,6 +51,8 @@ class SessionSummary:
     """The first user message's text, at most 200 characters."""
     message_count: int
     size_bytes: int
+    subagent_of: str | None = None
+    """A subagent's session: the id of the session whose ``task`` call ran it."""
 
 
 def summarize_folder(folder: Path) -> list[SessionSummary]:
@@ -103,6 +106,7 @@ def _summary(path: Path, record: dict[str, Any], cwds: dict[str, Path]) -> Sessi
         first_message=record.get("first_message"),
         message_count=int(record.get("message_count") or 0),
         size_bytes=int(record["size"]),
+        subagent_of=record.get("subagent_of"),
     )
 
 
@@ -193,6 +197,8 @@ def _read_header(line: bytes, record: dict[str, Any]) -> None:
         record["cwd"] = header.get("cwd")
         created = header.get("timestamp")
         record["created"] = created if isinstance(created, int) else 0
+        parent = header.get("subagent_of")
+        record["subagent_of"] = parent if isinstance(parent, str) and parent else None
 
 
 def _line_object(block: bytes, start: int) -> dict[str, Any]:

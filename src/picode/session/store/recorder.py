@@ -83,8 +83,17 @@ def drop_failed(messages: list[Message]) -> list[Message]:
 
 
 class SessionRecorder:
-    def __init__(self, paths: Paths, cwd: Path, notice: Callable[[str, str], None]) -> None:
+    def __init__(
+        self,
+        paths: Paths,
+        cwd: Path,
+        notice: Callable[[str, str], None],
+        *,
+        subagent_of: str | None = None,
+    ) -> None:
         self.store = SessionStore(paths.sessions_dir)
+        #: A subagent's parent session: written in the header of the file it creates.
+        self._subagent_of = subagent_of
         self.cwd = cwd
         self.file: SessionFile | None = None
         self.persistent = True
@@ -225,7 +234,9 @@ class SessionRecorder:
         if not self.persistent:
             return None
         if self.file is None:
-            self.file = self.store.create(self.cwd, path=self._new_path)
+            self.file = self.store.create(
+                self.cwd, path=self._new_path, subagent_of=self._subagent_of
+            )
             self._lock = SessionLock.acquire(self.file.path)
             if self._model is not None:
                 self.file.append_model_change(self._model.provider, self._model.id)

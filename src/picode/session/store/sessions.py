@@ -10,6 +10,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from picode.session.store.branch_context import TTSR_FIRED
 from picode.session.store.context import BranchMessages, SessionContext
@@ -81,16 +82,22 @@ class SessionStore:
         return self.sessions_dir / encode_cwd(_normalise(cwd))
 
     def create(
-        self, cwd: Path, *, parent_session: str | None = None, path: Path | None = None
+        self,
+        cwd: Path,
+        *,
+        parent_session: str | None = None,
+        path: Path | None = None,
+        subagent_of: str | None = None,
     ) -> SessionFile:
         """A new session; its file appears with the first message entry (at ``path`` when
-        the person named one, else in ``cwd``'s folder of the store)."""
+        the person named one, else in ``cwd``'s folder of the store). ``subagent_of``: the
+        session whose ``task`` call this one runs."""
         cwd = _normalise(cwd)
         session_id = new_session_id()
         timestamp = now_ms()
         if path is None:
             path = self.folder_for(cwd) / f"{file_timestamp(timestamp)}_{session_id}.jsonl"
-        return SessionFile.new(path, session_id, cwd, parent_session, timestamp)
+        return SessionFile.new(path, session_id, cwd, parent_session, timestamp, subagent_of)
 
     @staticmethod
     def check_new_path(path: Path) -> None:
@@ -118,7 +125,8 @@ class SessionStore:
             raise SessionNotFoundError(f"cannot read session file {path}: {exc}") from exc
 
     def continue_latest(self, cwd: Path) -> SessionFile | None:
-        """The most recently written session of ``cwd``, or None."""
+        """The most recently written conversation of ``cwd`` (a subagent's is not one), or
+        None."""
         cwd = _normalise(cwd)
         candidates = []
         for path in _session_files(self.folder_for(cwd)):
@@ -128,7 +136,10 @@ class SessionStore:
                 continue
         for _, _, path in sorted(candidates, reverse=True):
             # Different cwds can share an encoded folder name: trust the header.
-            if _header_cwd(path) in (str(cwd), None):
+            header = _header(path)
+            if header is not None and header.get("subagent_of"):
+                continue
+            if (header or {}).get("cwd") in (str(cwd), None):
                 return self.open(path)
         return None
 
@@ -233,8 +244,8 @@ def _require_header(path: Path) -> None:
         )
 
 
-def _header_cwd(path: Path) -> str | None:
-    """The header's cwd, reading only the first line; None if it cannot be told."""
+def _header(path: Path) -> dict[str, Any] | None:
+    """The header, reading only the first line; None if it cannot be told."""
     try:
         with open(path, "rb") as handle:
             first = handle.readline(1 << 16)
@@ -246,8 +257,7 @@ def _header_cwd(path: Path) -> str | None:
         header = json.loads(first)
     except ValueError:
         return None
-    cwd = header.get("cwd") if isinstance(header, dict) else None
-    return cwd if isinstance(cwd, str) else None
+    return header if isinstance(header, dict) else None
 
 
 def _ambiguous_message(key: str, matches: list[Path]) -> str:

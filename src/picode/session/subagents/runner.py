@@ -67,6 +67,9 @@ class ParentView(Protocol):
     @property
     def thinking(self) -> ThinkingLevel: ...
 
+    @property
+    def session_id(self) -> str | None: ...
+
 
 class SubagentRunner:
     def __init__(
@@ -205,6 +208,7 @@ class SubagentRunner:
             model_explicit=True,
             thinking_explicit=True,
             subagents=False,
+            subagent_of=self._parent.session_id,
         )
 
     def _link(self, description: str, agent: str, child: AgentSession) -> None:

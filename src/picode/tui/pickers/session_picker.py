@@ -1,4 +1,5 @@
 """``/resume``: this folder's sessions (Tab: every folder's), newest first, filter as you type.
+A subagent's session is not listed: it is opened from its ``task`` call's path.
 
 Listing runs in a thread, and the picker waits up to ``INLINE_WAIT_S`` for it before its
 first frame: a warm store answers well within that, so the rows appear in the very first
@@ -146,6 +147,9 @@ class SessionPicker(PickerScreen[SessionSummary, SessionSummary]):
             self._keep(scope, found)
 
     def _keep(self, scope: Scope, found: list[SessionSummary]) -> None:
+        # A subagent's session is a transcript of one ``task`` call: listed, they would
+        # soon outnumber the conversations.
+        found = [summary for summary in found if summary.subagent_of is None]
         self._listed[scope] = found
         if scope == "all":
             labels = {self._cwd_label(s.cwd) for s in found}
