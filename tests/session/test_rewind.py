@@ -338,3 +338,32 @@ def test_a_checkpoint_that_times_out_turns_undo_of_files_off_for_the_session(
         await session.close()
 
     run(scenario())
+
+
+def test_a_command_the_person_ran_reads_as_they_typed_it(harness: SessionHarness) -> None:
+    """``!cmd``'s output goes to the model as prose; /tree, /rewind, /fork, the list of
+    sessions and the editor a rewind fills all show it as typed."""
+    from picode.session.store.format import shell_run_text
+    from picode.session.store.sessions import SessionStore
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(text_turn("seen")))
+        session.add_note(shell_run_text("git status --short", " M main.py\n"))
+        await session.prompt("what changed?")
+        assert session.messages[0].text.startswith("I ran `git status --short`:")
+        assert [(n.role, n.text) for n in session.tree()][:2] == [
+            ("user", "!git status --short"),
+            ("user", "what changed?"),
+        ]
+        assert [c.text for c in session.checkpoints()] == ["!git status --short", "what changed?"]
+        assert [text for _, text in session.user_messages_for_fork()] == [
+            "!git status --short",
+            "what changed?",
+        ]
+        ran = session.checkpoints()[0].message_id
+        assert await session.navigate(ran) == "!git status --short"
+        await session.close()
+
+    run(scenario())
+    [listed] = SessionStore(harness.paths.sessions_dir).list(harness.cwd)
+    assert listed.first_message == "!git status --short"

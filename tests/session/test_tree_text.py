@@ -24,3 +24,14 @@ def test_what_is_not_markdown_emphasis_stays_as_written() -> None:
 
 def test_a_persons_own_text_keeps_its_marks() -> None:
     assert first_words("## not a heading **to me**") == "## not a heading **to me**"
+
+
+def test_a_command_run_with_an_exclamation_mark_reads_as_typed() -> None:
+    from picode.session.store.format import as_typed, read_shell_run, shell_run_text
+
+    text = shell_run_text("cat notes.md", "```py\nx = 1\n```\n")
+    assert read_shell_run(text) == ("cat notes.md", "```py\nx = 1\n```")
+    assert as_typed(text) == "!cat notes.md"
+    assert as_typed(" ".join(text.split())[:30]) == "!cat notes.md"  # a listing's preview
+    assert as_typed("I ran `make` twice and it failed") == "I ran `make` twice and it failed"
+    assert read_shell_run("I ran `make`: it failed") is None

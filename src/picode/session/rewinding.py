@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from picode.session.store.format import as_typed
 from picode.session.store.tree import TreeNode, session_tree
 
 if TYPE_CHECKING:
@@ -265,7 +266,7 @@ def _message_text(entry: Entry) -> str:
     from picode.ai.types import message_from_dict
 
     try:
-        return message_from_dict(entry.data["message"]).text
+        return as_typed(message_from_dict(entry.data["message"]).text)
     except (KeyError, ValueError, TypeError):
         return ""
 

@@ -117,7 +117,7 @@ def test_tree_moves_in_place_and_label_names_the_point(tui: TuiHarness) -> None:
             await wait_until(pilot, lambda: has_notice(app, "Labelled “my branch”"))
             await send(pilot, "/tree")
             tree = await screen_of(pilot, TreePicker)
-            assert "2 branch(es)" in tree.title_text
+            assert "2 branches" in tree.title_text
             current = tree.highlighted_item
             assert current is not None and (current.text, current.label) == ("Other.", "my branch")
             await pilot.press("escape")

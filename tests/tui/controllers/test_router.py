@@ -364,11 +364,11 @@ def test_a_resumed_reply_cut_at_the_output_limit_keeps_its_notice() -> None:
 
 
 def test_a_resumed_shell_command_shows_as_it_ran_not_as_the_models_note() -> None:
-    from picode.tui.controllers.shell import context_text
+    from picode.session.store import shell_run_text
     from picode.tui.widgets.tool_call import ToolCallView
 
     typed = UserMessage("I ran `make` and it failed")  # said by the person: stays a message
-    history = [UserMessage(context_text("echo hi", "hi\n")), typed, _assistant()]
+    history = [UserMessage(shell_run_text("echo hi", "hi\n")), typed, _assistant()]
 
     async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
         router.show_history(history)

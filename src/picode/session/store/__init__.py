@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 from picode.session._faces import lazy_names
 
 if TYPE_CHECKING:
-    from picode.session.store.format import FORMAT_VERSION, now_ms, redact_secrets
+    from picode.session.store.format import (
+        FORMAT_VERSION,
+        now_ms,
+        read_shell_run,
+        redact_secrets,
+        shell_run_text,
+    )
     from picode.session.store.index import SessionSummary
     from picode.session.store.recorder import SessionRecorder
     from picode.session.store.sessions import (
@@ -32,7 +38,9 @@ _WHERE = {
     "SessionSummary": "index",
     "TreeNode": "tree",
     "now_ms": "format",
+    "read_shell_run": "format",
     "redact_secrets": "format",
+    "shell_run_text": "format",
 }
 
 __all__ = [
@@ -45,7 +53,9 @@ __all__ = [
     "SessionSummary",
     "TreeNode",
     "now_ms",
+    "read_shell_run",
     "redact_secrets",
+    "shell_run_text",
 ]
 
 __getattr__ = lazy_names(__name__, _WHERE)

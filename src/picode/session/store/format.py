@@ -210,3 +210,33 @@ def branch_summary_of(message: Message) -> str | None:
     if text.startswith(_BRANCH_PREFIX) and text.endswith(_BRANCH_SUFFIX):
         return text[len(_BRANCH_PREFIX) : -len(_BRANCH_SUFFIX)]
     return None
+
+
+# --- a command the person ran with ``!cmd`` ----------------------------------------------
+
+_SHELL_RUN = re.compile(
+    r"I ran `(?P<command>[^\n]*?)`:\n(?P<fence>`{3,})\n(?P<output>.*)\n(?P=fence)", re.DOTALL
+)
+#: Also with its white space run together, as a listing keeps a first message.
+_SHELL_RUN_START = re.compile(r"I ran `(?P<command>[^\n]*?)`:\s*`{3}")
+
+
+def shell_run_text(command: str, output: str) -> str:
+    """The user message that tells the model what the person ran and what it printed."""
+    fence = "```"
+    while fence in output:
+        fence += "`"
+    return f"I ran `{command}`:\n{fence}\n{output.rstrip()}\n{fence}"
+
+
+def read_shell_run(text: str) -> tuple[str, str] | None:
+    """``shell_run_text`` read back: (command, output), else None."""
+    found = _SHELL_RUN.fullmatch(text)
+    return (found["command"], found["output"]) if found is not None else None
+
+
+def as_typed(text: str) -> str:
+    """A person's message as they typed it: ``!cmd`` for a command's output given to the
+    model (also when only its start is at hand, as in a preview), else the text itself."""
+    found = _SHELL_RUN_START.match(text)
+    return f"!{found['command']}" if found is not None else text

@@ -24,6 +24,7 @@ from picode.session.store.format import (
     HEADER_PREFIX,
     INFO_LINE_START,
     MESSAGE_LINE_START,
+    as_typed,
     session_id_from_name,
 )
 
@@ -103,7 +104,7 @@ def _summary(path: Path, record: dict[str, Any], cwds: dict[str, Path]) -> Sessi
         created=int(record.get("created") or 0),
         modified=int(record["mtime_ns"]) // 1_000_000,
         name=record.get("name"),
-        first_message=record.get("first_message"),
+        first_message=_first_message(record.get("first_message")),
         message_count=int(record.get("message_count") or 0),
         size_bytes=int(record["size"]),
         subagent_of=record.get("subagent_of"),
@@ -230,6 +231,11 @@ def _first_user_text(block: bytes) -> str | None:
         text = " ".join([typed, *(f"@{file.path}" for file in attached)])
         return " ".join(text.split())[:_FIRST_MESSAGE_CHARS]
     return None
+
+
+def _first_message(text: str | None) -> str | None:
+    # Read from the index as is: files indexed before ``as_typed`` existed show alike.
+    return as_typed(text) if text else text
 
 
 def _load_index(folder: Path) -> dict[str, dict[str, Any]]:

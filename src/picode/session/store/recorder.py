@@ -15,7 +15,7 @@ from typing import Any
 from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
-from picode.session.store.format import branch_summary_message
+from picode.session.store.format import as_typed, branch_summary_message
 from picode.session.store.lock import SessionInUseError, SessionLock
 from picode.session.store.sessions import (
     BranchMessages,
@@ -352,5 +352,5 @@ class SessionRecorder:
         recorded = [(self._entry_ids.get(id(m)), m) for m in self._display]
         for entry_id, message in [*pairs, *recorded]:
             if entry_id is not None and isinstance(message, UserMessage):
-                out.append((entry_id, message.text))
+                out.append((entry_id, as_typed(message.text)))
         return out

@@ -57,7 +57,7 @@ from picode.session.events import (
 from picode.session.mcp import McpServerStatus
 from picode.tui import gc_pause
 from picode.tui.controllers.retries import RetryTracker, resumed_retries
-from picode.tui.controllers.shell import read_context_text, resumed_shell_view
+from picode.tui.controllers.shell import resumed_shell_view
 from picode.tui.widgets.messages import (
     AssistantMessageView,
     UserMessageView,
@@ -325,6 +325,8 @@ class EventRouter:
     def build_entries(self, messages: Sequence[Message], start: int) -> list[IndexedEntry]:
         """Widgets for finished messages, each with its display index (``start`` first),
         looking as they did live: retries as their outcome line, notices where they were."""
+        from picode.session.store import read_shell_run
+
         entries: list[IndexedEntry] = []
         calls: dict[str, ToolCallView] = {}
         skip_to = 0
@@ -332,7 +334,7 @@ class EventRouter:
             if offset < skip_to:
                 continue
             match message:
-                case UserMessage() if (ran := read_context_text(message.text)) is not None:
+                case UserMessage() if (ran := read_shell_run(message.text)) is not None:
                     # A ``!cmd`` whose output went to the model: shown as it was run.
                     view = resumed_shell_view(*ran, expanded=self.transcript.tools_expanded)
                     entries.append((view, start + offset))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,25 +33,6 @@ def parse_shell(text: str) -> tuple[str, bool] | None:
     if text.startswith("!!"):
         return text[2:].strip(), False
     return text[1:].strip(), True
-
-
-def context_text(command: str, output: str) -> str:
-    """The user message that tells the model what was run and what it printed."""
-    fence = "```"
-    while fence in output:
-        fence += "`"
-    return f"I ran `{command}`:\n{fence}\n{output.rstrip()}\n{fence}"
-
-
-_CONTEXT_TEXT = re.compile(
-    r"I ran `(?P<command>[^\n]*?)`:\n(?P<fence>`{3,})\n(?P<output>.*)\n(?P=fence)", re.DOTALL
-)
-
-
-def read_context_text(text: str) -> tuple[str, str] | None:
-    """``context_text`` read back from a saved session: (command, output), else None."""
-    found = _CONTEXT_TEXT.fullmatch(text)
-    return (found["command"], found["output"]) if found is not None else None
 
 
 def shell_view(call_id: str, command: str, *, expanded: bool) -> ToolCallView:
@@ -164,7 +144,9 @@ class ShellRunner:
         if session is None:
             self._host.report("The session is not open yet; the output was not added.", "warning")
             return
+        from picode.session.store import shell_run_text
+
         try:
-            session.add_note(context_text(command, result.text_content))
+            session.add_note(shell_run_text(command, result.text_content))
         except OSError as exc:
             self._host.report(f"Could not save the session: {exc}", "error")

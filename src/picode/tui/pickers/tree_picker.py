@@ -35,7 +35,11 @@ class TreePicker(PickerScreen["TreeNode", str]):
         children = Counter(node.parent_id for node in self.nodes)
         # Each child past the first of a node starts another branch.
         branches = 1 + sum(count - 1 for count in children.values() if count > 1)
-        self.title_text = f"Session tree · {len(self.nodes)} messages · {branches} branch(es)"
+        messages = len(self.nodes)
+        self.title_text = (
+            f"Session tree · {messages} message{'' if messages == 1 else 's'} · "
+            f"{branches} branch{'' if branches == 1 else 'es'}"
+        )
         self.title_label.update(self.title_text)
 
     def filter_items(self, query: str) -> Sequence[TreeNode]:
