@@ -395,3 +395,43 @@ def test_a_message_is_answered_without_building_the_command_controller(
             await wait_until(pilot, lambda: "commands" in app.__dict__, what="the controller")
 
     run(scenario())
+
+
+def test_the_editors_hint_drops_whole_hints_to_fit_a_narrow_terminal(tui: TuiHarness) -> None:
+    from picode.tui.app import PLACEHOLDER
+    from tests.tui.hosts import screen_text
+
+    app = tui.app(tui.faux())
+    after_first_frame = app._after_first_frame
+    app._after_first_frame = lambda: None  # type: ignore[assignment,method-assign,return-value]
+
+    def hint_line() -> str:
+        return next(line for line in screen_text(app).splitlines() if "Ask picode" in line)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(56, 20)) as pilot:
+            await pilot.pause()
+            assert app.query_one(EditorPlaceholder)
+            shown = "Ask picode…  (enter to send, / commands, @ files)"
+            assert shown in hint_line()  # the stand-in of the first frame
+            app.call_later(after_first_frame)
+            await wait_until(pilot, lambda: not app.query(EditorPlaceholder), what="editor")
+            await wait_until(pilot, lambda: shown in hint_line(), what="the editor's hint")
+            await pilot.resize_terminal(30, 20)
+            await wait_until(pilot, lambda: "Ask picode…  (" not in hint_line(), what="head")
+            assert hint_line().split("│")[1].strip() == "Ask picode…"
+            await pilot.resize_terminal(120, 20)
+            await wait_until(pilot, lambda: PLACEHOLDER in hint_line(), what="every hint")
+
+    run(scenario())
+
+
+def test_fit_placeholder_never_cuts_a_hint() -> None:
+    from picode.tui.widgets.editor_placeholder import fit_placeholder
+
+    text = "Ask…  (one, two, three)"
+    assert fit_placeholder(text, 40) == text
+    assert fit_placeholder(text, len(text) - 1) == "Ask…  (one, two)"
+    assert fit_placeholder(text, 11) == "Ask…  (one)"
+    assert fit_placeholder(text, 10) == "Ask…"
+    assert fit_placeholder("no hints here", 5) == "no hints here"

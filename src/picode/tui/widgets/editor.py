@@ -16,6 +16,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from picode.tui.widgets.editor_placeholder import fit_placeholder
 from picode.tui.widgets.pacing import TICK_POINTS, Due, on_beat, point_at_or_after
 
 HISTORY_LIMIT = 500
@@ -66,6 +67,7 @@ class PromptEditor(TextArea):
             highlight_cursor_line=False,
             placeholder=placeholder,
         )
+        self._full_placeholder = placeholder
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
         self._recalled = ""
@@ -76,6 +78,9 @@ class PromptEditor(TextArea):
         self.key_filter: Callable[[str], bool] | None = None
         self.clock: Callable[[], float] = time.monotonic
         self._active_at = self.clock()
+
+    def on_resize(self) -> None:
+        self.placeholder = fit_placeholder(self._full_placeholder, self.content_size.width)
 
     def _restart_blink(self) -> None:
         self._active_at = self.clock()

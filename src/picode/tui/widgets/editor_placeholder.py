@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.cells import cell_len
 from textual import events
 from textual.content import Content
 from textual.widget import Widget
@@ -27,15 +28,20 @@ class EditorPlaceholder(Static, can_focus=True):
     """
 
     def __init__(self, placeholder: str) -> None:
-        # The reverse first cell stands for the editor's cursor.
-        super().__init__(
-            Content.assemble((placeholder[:1], "$background on $foreground"), placeholder[1:]),
-            id="editor-placeholder",
-        )
+        self._placeholder = placeholder
+        super().__init__(self._line(placeholder), id="editor-placeholder")
         #: Keys, pastes and app actions waiting on them that arrived before the editor,
         #: oldest first.
         self.pending: list[events.Key | events.Paste | Callable[[], object]] = []
         self._editor: Widget | None = None
+
+    @staticmethod
+    def _line(placeholder: str) -> Content:
+        # The reverse first cell stands for the editor's cursor.
+        return Content.assemble((placeholder[:1], "$background on $foreground"), placeholder[1:])
+
+    def on_resize(self) -> None:
+        self.update(self._line(fit_placeholder(self._placeholder, self.content_size.width)))
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
@@ -86,3 +92,18 @@ def _pass_on(editor: Widget, event: events.Key | events.Paste | Callable[[], obj
         editor.post_message(event)
     else:
         editor.call_later(event)
+
+
+def fit_placeholder(text: str, width: int) -> str:
+    """``text`` ("Ask…  (a, b, c)") with hints dropped from the end until it fits in
+    ``width`` cells; just its head when no hint fits: never a hint cut in the middle."""
+    if cell_len(text) <= width or not text.endswith(")") or "  (" not in text:
+        return text
+    head, _, hints = text[:-1].partition("  (")
+    kept = hints.split(", ")
+    while kept:
+        kept.pop()
+        shorter = f"{head}  ({', '.join(kept)})"
+        if kept and cell_len(shorter) <= width:
+            return shorter
+    return head
