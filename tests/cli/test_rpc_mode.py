@@ -102,7 +102,8 @@ def test_approvals_are_asked_over_rpc(wire: WireServer, picode: PicodeEnv) -> No
         first = child.event("approval_request")
         assert (first["tool_name"], first["tool_call_id"]) == ("write", "call_no")
         assert "denied.txt" in first["preview"]
-        assert first["origin"] is None  # the session itself asks, not a subagent
+        # The session itself asks, not a subagent.
+        assert first["origin"] is None and first["origin_call_id"] is None
         child.send(
             {
                 "type": "approve",

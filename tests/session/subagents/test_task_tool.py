@@ -12,7 +12,7 @@ from typing import Any
 from picode.agent.events import ToolExecutionEnd, ToolExecutionUpdate
 from picode.agent.tool import ToolResult
 from picode.ai.providers.faux import FauxToolCall, FauxTurn, text_turn, tool_turn
-from picode.ai.types import Context, ToolResultMessage, UserMessage
+from picode.ai.types import AssistantMessage, Context, ToolResultMessage, UserMessage
 from picode.session.config.settings import Settings
 from picode.session.safety.approval import ApprovalDecision, ApprovalRequest
 from picode.session.subagents import LINK_ENTRY, subagent_state
@@ -244,6 +244,16 @@ def test_child_asks_the_parents_approver(harness: SessionHarness) -> None:
         assert child_ask.asker == "Subagent “run␛[2J it”"
         assert parent_ask.args == {"command": "echo parent"}
         assert parent_ask.origin is None and parent_ask.asker is None
+        # And which of the parent's calls runs that subagent (a front end shows it waiting).
+        [task_call] = [
+            block
+            for message in session.messages
+            if isinstance(message, AssistantMessage)
+            for block in message.tool_calls
+            if block.name == "task"
+        ]
+        assert child_ask.origin_call_id == task_call.id and task_call.id
+        assert parent_ask.origin_call_id is None
         await session.close()
 
     run(scenario())

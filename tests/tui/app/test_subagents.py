@@ -123,3 +123,56 @@ def test_a_subagents_answer_is_drawn_as_markdown_folded_and_whole(tui: TuiHarnes
             assert "… 6 more lines (ctrl+o to expand)" in screen_text(app)
 
     run(scenario())
+
+
+def test_task_calls_whose_subagents_ask_show_waiting_for_approval_also_in_line(
+    tui: TuiHarness,
+) -> None:
+    """Two subagents ask at once: one question is on screen, the other waits its turn;
+    both task calls say they wait for the person, each until its own question is answered."""
+    from picode.session.config.settings import Settings
+    from picode.tui.approval import ARM_DELAY_S
+
+    jobs = [FauxToolCall("task", {"description": f"job {n}", "prompt": f"run {n}"}) for n in (1, 2)]
+    parent = [tool_turn(*jobs), text_turn("both done")]
+
+    def script(context: Context) -> FauxTurn:
+        first = next((m for m in context.messages if isinstance(m, UserMessage)), None)
+        if first is not None and first.text.startswith("run "):
+            if len(context.messages) == 1:
+                return tool_turn(FauxToolCall("bash", {"command": f"echo {first.text}"}))
+            return text_turn("ran")
+        return parent.pop(0)
+
+    app = tui.app(tui.faux(*[script] * 6), settings=Settings(approval="all"))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.session is not None)
+            await send(pilot, "delegate")
+            await wait_until(pilot, lambda: len(app.query(ToolCallView)) == 2)
+            first, second = app.query(ToolCallView)
+            waiting = "waiting for approval"
+            await wait_until(
+                pilot,
+                lambda: waiting in first.header_text and waiting in second.header_text,
+                what="both task calls waiting",
+            )
+            prompt = app.approvals.prompt
+            assert prompt is not None
+            asked_first = prompt.request.origin_call_id
+            on_screen, in_line = (
+                (first, second) if asked_first == first.call_id else (second, first)
+            )
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: waiting not in on_screen.header_text)
+            assert waiting in in_line.header_text
+            await wait_until(pilot, lambda: app.approvals.prompt not in (None, prompt))
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not app.session.is_running, timeout=10)
+            assert first.state == second.state == "success"
+            assert waiting not in first.header_text + second.header_text
+
+    run(scenario())

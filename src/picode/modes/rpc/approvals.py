@@ -39,6 +39,7 @@ class RpcApprovals:
             "preview": request.preview,
             "protected": request.protected,
             "origin": request.origin,
+            "origin_call_id": request.origin_call_id,
         }
         return await self._approvals.ask(self._approvals.new_id(), event)
 

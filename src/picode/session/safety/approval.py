@@ -47,6 +47,8 @@ class ApprovalRequest:
     #: Set when a subagent asks (it shares the parent's gate): its task's description, as
     #: the model wrote it (spell it out before showing it).
     origin: str | None = None
+    #: With ``origin``: the parent's ``task`` call that runs that subagent.
+    origin_call_id: str | None = None
 
     @property
     def asker(self) -> str | None:
@@ -55,9 +57,25 @@ class ApprovalRequest:
         return f"Subagent “{one_line(self.origin)}”" if self.origin else None
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """The subagent a question is asked for: its task's description, and the parent's
+    ``task`` call that runs it (a front end shows that call waiting too)."""
+
+    description: str
+    call_id: str
+
+
 #: The subagent on whose behalf the current task runs (``subagents/runner.py`` sets it
 #: around a child's run; the child's tasks inherit it), so its questions say so.
-APPROVAL_ORIGIN: ContextVar[str | None] = ContextVar("APPROVAL_ORIGIN", default=None)
+APPROVAL_ORIGIN: ContextVar[Origin | None] = ContextVar("APPROVAL_ORIGIN", default=None)
+
+
+def _origin() -> dict[str, str | None]:
+    origin = APPROVAL_ORIGIN.get()
+    if origin is None:
+        return {}
+    return {"origin": origin.description, "origin_call_id": origin.call_id}
 
 
 @dataclass(slots=True)
@@ -126,7 +144,7 @@ class ApprovalGate:
         cwd = self.protected.cwd if self.protected else None
         preview = preview_for(tool_name, args, cwd=cwd)
         decision = await self.approver(
-            ApprovalRequest(call_id, tool_name, args, preview, origin=APPROVAL_ORIGIN.get())
+            ApprovalRequest(call_id, tool_name, args, preview, **_origin())
         )
         if decision.kind == "always":
             self._always.add(tool_name)
@@ -144,7 +162,7 @@ class ApprovalGate:
             return "unasked"
         args = {"command": command}
         preview = preview_for("bash", args)
-        request = ApprovalRequest("", "bash", args, preview, blocked, origin=APPROVAL_ORIGIN.get())
+        request = ApprovalRequest("", "bash", args, preview, blocked, **_origin())
         decision = await self.escalator(request)
         if decision.kind == "yes":
             return "once"
@@ -289,9 +307,7 @@ async def _ask_protected(
     cwd = gate.protected.cwd if gate.protected else None
     preview = preview_for(tool_name, args, cwd=cwd)
     decision = await gate.approver(
-        ApprovalRequest(
-            call_id, tool_name, args, preview, protected=what, origin=APPROVAL_ORIGIN.get()
-        )
+        ApprovalRequest(call_id, tool_name, args, preview, protected=what, **_origin())
     )
     # "always" is taken as yes for this call only: a protected path is asked about each time.
     if decision.kind in ("yes", "always"):

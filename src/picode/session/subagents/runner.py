@@ -21,7 +21,7 @@ from picode.agent.events import MessageEnd
 from picode.agent.tool import AgentTool, OnUpdate, ToolError, ToolResult
 from picode.ai.abort import AbortSignal
 from picode.ai.types import AssistantMessage, TextContent
-from picode.session.safety.approval import APPROVAL_ORIGIN
+from picode.session.safety.approval import APPROVAL_ORIGIN, Origin
 from picode.session.store.branch_context import SUBAGENT_LINK
 from picode.session.subagents.definitions import AgentDefinition
 from picode.session.subagents.progress import ChildProgress
@@ -99,6 +99,7 @@ class SubagentRunner:
         prompt: str,
         signal: AbortSignal,
         on_update: OnUpdate,
+        call_id: str = "",
     ) -> ToolResult:
         progress = ChildProgress(description, definition.name, on_update)
         progress.report()
@@ -111,7 +112,7 @@ class SubagentRunner:
         stop = signal.add_callback(lambda _reason: child.abort())
         ticker = asyncio.ensure_future(_tick(progress))
         # This call runs in a task of its own: the child's questions say whose they are.
-        origin = APPROVAL_ORIGIN.set(description)
+        origin = APPROVAL_ORIGIN.set(Origin(description, call_id))
         try:
             if not signal.aborted:
                 await child.prompt(prompt)

@@ -65,7 +65,9 @@ class TaskTool(BaseTool):
         # An instance attribute: the list depends on the folders this session found.
         self.description = f"{DESCRIPTION}\n{listed}"  # type: ignore[misc]
 
-    async def run(self, args: Any, signal: AbortSignal, on_update: OnUpdate) -> ToolResult:
+    async def execute(
+        self, call_id: str, args: Any, signal: AbortSignal, on_update: OnUpdate
+    ) -> ToolResult:
         params: TaskParams = args
         name = params.agent or "general"
         definition = self._definitions.get(name)
@@ -76,7 +78,7 @@ class TaskTool(BaseTool):
             if signal.aborted:
                 raise ToolError("The subagent was stopped before it started.")
             return await self._runner.run(
-                definition, params.description, params.prompt, signal, on_update
+                definition, params.description, params.prompt, signal, on_update, call_id
             )
 
 

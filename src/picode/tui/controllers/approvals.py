@@ -68,6 +68,8 @@ class ApprovalController:
         self.prompt: ApprovalPrompt | PlanPrompt | None = None
         self._turn: asyncio.Lock | None = None
         self._closing = False
+        #: Questions waiting, on screen or in line, per call that shows them waiting.
+        self._waiting: dict[str, int] = {}
 
     def attach(self, session: AgentSession) -> None:
         """Become the session's approver, whatever its policy (a write to a protected path,
@@ -100,25 +102,29 @@ class ApprovalController:
 
         if self._turn is None:
             self._turn = asyncio.Lock()
-        async with self._turn:
-            if self._closing:
-                return ApprovalDecision("no", "picode is closing.")
-            host = self._host
-            host.tool_waiting(request.call_id, True)
-            host.notifier.approval_waiting(request.tool_name, request.escalation is not None)
-            try:
-                decision = await ask_approval(
-                    host.screen_stack[0],
-                    request,
-                    before=host.editor,
-                    clock=self._clock,
-                    arm_delay=ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
-                    on_prompt=self._shown,
-                )
-                aborted = self.prompt is not None and self.prompt.aborted
-            finally:
-                self.prompt = None
-                host.tool_waiting(request.call_id, False)
+        # A question in line behind another one is waited for too: its call says so now.
+        waiting = [call for call in (request.call_id, request.origin_call_id) if call]
+        self._wait(waiting, 1)
+        try:
+            async with self._turn:
+                if self._closing:
+                    return ApprovalDecision("no", "picode is closing.")
+                host = self._host
+                host.notifier.approval_waiting(request.tool_name, request.escalation is not None)
+                try:
+                    decision = await ask_approval(
+                        host.screen_stack[0],
+                        request,
+                        before=host.editor,
+                        clock=self._clock,
+                        arm_delay=ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
+                        on_prompt=self._shown,
+                    )
+                    aborted = self.prompt is not None and self.prompt.aborted
+                finally:
+                    self.prompt = None
+        finally:
+            self._wait(waiting, -1)
         if aborted:
             self._host.interrupts.abort_run()
         return decision
@@ -130,27 +136,42 @@ class ApprovalController:
 
         if self._turn is None:
             self._turn = asyncio.Lock()
-        async with self._turn:
-            if self._closing:
-                return PlanDecision("cancel")
-            host = self._host
-            host.tool_waiting(request.call_id, True)
-            try:
-                decision = await ask_plan(
-                    host.screen_stack[0],
-                    request,
-                    before=host.editor,
-                    clock=self._clock,
-                    arm_delay=ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
-                    on_prompt=self._shown,
-                )
-            finally:
-                self.prompt = None
-                host.tool_waiting(request.call_id, False)
+        waiting = [request.call_id] if request.call_id else []
+        self._wait(waiting, 1)
+        try:
+            async with self._turn:
+                if self._closing:
+                    return PlanDecision("cancel")
+                host = self._host
+                try:
+                    decision = await ask_plan(
+                        host.screen_stack[0],
+                        request,
+                        before=host.editor,
+                        clock=self._clock,
+                        arm_delay=ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
+                        on_prompt=self._shown,
+                    )
+                finally:
+                    self.prompt = None
+        finally:
+            self._wait(waiting, -1)
         if decision.kind == "cancel":
             # As Esc does: queued messages back to the editor, the run stopped.
             self._host.interrupts.abort_run()
         return decision
+
+    def _wait(self, call_ids: list[str], change: int) -> None:
+        """Count a question in (1) or out (-1) for each call; a call shows waiting while
+        any question of its own or of its subagent's is open or in line."""
+        for call_id in call_ids:
+            count = self._waiting.get(call_id, 0) + change
+            if count > 0:
+                self._waiting[call_id] = count
+            else:
+                self._waiting.pop(call_id, None)
+            if count == (1 if change > 0 else 0):
+                self._host.tool_waiting(call_id, change > 0)
 
     def _shown(self, prompt: ApprovalPrompt | PlanPrompt) -> None:
         self.prompt = prompt
