@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from picode.ai.untrusted import one_line, safe, visible, visible_parts
+from picode.ai.untrusted import as_displayed, one_line, safe, visible, visible_parts
 
 SPOOF = "echo HIDDEN-PAYLOAD-RAN > hidden_ran.txt\r\x1b[2K\x1b[1Als -la"
 HOSTILE = [
@@ -90,3 +90,16 @@ def test_an_unended_osc_swallows_no_more_than_its_line() -> None:
 def test_one_line_spells_out_and_cuts() -> None:
     assert one_line("feature\x1b]0;x\x07\nmain") == "feature␛]0;x\\x07↵main"
     assert one_line("abcdefgh", 5) == "abcd…"
+
+
+def test_a_commands_output_reads_as_a_terminal_leaves_it() -> None:
+    assert as_displayed("plain\ttext\n") == "plain\ttext\n"
+    assert as_displayed("\x1b]0;title\x07\x1b[2K\x1b[1;32mok\x1b[0m") == "ok"
+    # Written over from the line's start; what the shorter piece did not reach stays.
+    assert as_displayed("50%\r100%\nnext") == "100%\nnext"
+    assert as_displayed("abcdef\rXY") == "XYcdef"
+    assert as_displayed("windows\r\nline\r\n") == "windows\nline\n"
+    # A colour between a carriage return and the text does not hide the overwrite.
+    assert as_displayed("old text\r\x1b[33mnew\x1b[0m") == "new text"
+    # Whatever is left that a terminal would act on is still removed.
+    assert as_displayed("bell\x07 \u202eevil\x9b31m") == "bell evil"

@@ -294,3 +294,18 @@ def test_old_logs_are_pruned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     os.utime(other, (stale, stale))
     assert prune_old_logs() == 1
     assert not old.exists() and new.exists() and other.exists()
+
+
+def test_output_reads_as_a_terminal_shows_it(tmp_path: Path) -> None:
+    """Colours are dropped and a progress bar drawn with carriage returns reads as its last
+    state: the model is not sent every state a terminal wrote over."""
+    command = (
+        r"printf '\033[31mred\033[0m and \033[1mbold\033[0m\n';"
+        r"for p in 10 55 100; do printf '\rdownloading %s%%' $p; done; printf '\n';"
+        r"printf 'long line\rshort\n';"
+        r"printf 'crlf line\r\n\ttab kept\n'"
+    )
+    result = run(BashTool(tmp_path), command=command)
+    assert result.text_content == (
+        "red and bold\ndownloading 100%\nshortline\ncrlf line\n\ttab kept"
+    )

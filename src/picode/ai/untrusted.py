@@ -93,6 +93,31 @@ def _safe_piece(match: re.Match[str]) -> str:
     return "\n" if match.group() == "\r\n" else ""
 
 
+_ESCAPE_SEQUENCE = re.compile(_SEQUENCE)
+
+
+def as_displayed(output: str) -> str:
+    """A command's output as a terminal leaves it on screen, for the model and the
+    transcript: colours and other escape sequences gone, and a carriage return's line
+    written over from its start (a progress bar reads as its last state, not every state
+    it passed through), then ``safe``."""
+    if "\r" not in output and "\x1b" not in output and "\x9b" not in output:
+        return safe(output)
+    output = _ESCAPE_SEQUENCE.sub("", output)
+    if "\r" in output:
+        output = "\n".join(
+            _written_over(line) if "\r" in line else line for line in output.split("\n")
+        )
+    return safe(output)
+
+
+def _written_over(line: str) -> str:
+    shown = ""
+    for piece in line.split("\r"):
+        shown = piece + shown[len(piece) :]
+    return shown
+
+
 def one_line(text: str, limit: int | None = None) -> str:
     """An untrusted name or value on one line: spelled out, newlines as ``↵``, cut at
     ``limit`` characters with ``…``."""

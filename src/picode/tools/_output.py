@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from picode.ai.redaction import StreamRedactor, redact
+from picode.ai.untrusted import as_displayed
 
 LOG_PREFIX = "picode-bash-"
 #: A log stops growing here (the head is kept, the tail is appended at close): ``yes`` for
@@ -128,7 +129,8 @@ class OutputCapture:
         self.close(keep_log=False)
 
     def render(self) -> RenderedTail:
-        """The last ``max_lines`` lines within ``max_bytes``, decoded leniently."""
+        """The last ``max_lines`` lines within ``max_bytes``, decoded leniently, as a
+        terminal would show them (``as_displayed``; the log keeps every byte)."""
         data = b"".join(self._tail)
         cut = len(data) > self.max_bytes or self._dropped
         if len(data) > self.max_bytes:
@@ -140,7 +142,7 @@ class OutputCapture:
                 start += 1
             newline = data.find(b"\n", start, len(data) - 1)
             data = data[newline + 1 :] if newline != -1 else data[start:]
-        text = data.decode("utf-8", "replace")
+        text = as_displayed(data.decode("utf-8", "replace"))
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
