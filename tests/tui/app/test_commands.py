@@ -281,6 +281,12 @@ def test_compact_with_nothing_to_compact_says_why_and_offers_a_smaller_tail(
             app.editor.reset()
             await send(pilot, offer.group(1))
             await wait_until(pilot, lambda: has_notice(app, "Context compacted"), timeout=10)
+            # The context's size before and after, not a count called "summarised".
+            (done,) = [n for n in notices(app) if "Context compacted" in n]
+            sizes = re.fullmatch(r"Context compacted from ~([\d,]+) tokens to ~([\d,]+)", done)
+            assert sizes is not None, done
+            before, after = (int(size.replace(",", "")) for size in sizes.groups())
+            assert before > after == app.session.context_tokens
             assert "Summary of the first turn." in app.session.messages[0].text  # type: ignore[union-attr]
             assert app.session.messages[-1].text.startswith("second answer")
 

@@ -88,7 +88,7 @@ def test_compaction_rule_guard_and_notice_events_are_shown() -> None:
         router.handle(CompactionEnd("manual", None, 5, error="model refused"))
         await pilot.pause()
         assert _notices(router) == [
-            ("info", "Context compacted (120,000 tokens summarised)"),
+            ("info", "Context compacted from ~120,000 tokens"),
             ("warning", "Rule 'no-print' matched the text stream; retrying with it"),
             ("warning", "Edit of src/a.py stopped early: old_text not found"),
             ("warning", "ext: extension failed"),

@@ -94,6 +94,11 @@ class SessionView(Protocol):
     @property
     def model(self) -> Model: ...
 
+    @property
+    def context_tokens(self) -> int:
+        """The context's estimated size now (after a compaction: what is left)."""
+        ...
+
 
 class RouterHost(Protocol):
     """The widgets events change, and what else in the app hears of them."""
@@ -241,7 +246,11 @@ class EventRouter:
                 elif error:
                     self.notice(f"Compaction failed: {error}", "error")
                 else:
-                    self.notice(f"Context compacted ({tokens:,} tokens summarised)", "info")
+                    # Before and after, both the context's size: the count before is not
+                    # what was summarised (the kept tail and the system prompt are in it).
+                    session = self.host.session
+                    after = f" to ~{session.context_tokens:,}" if session is not None else ""
+                    self.notice(f"Context compacted from ~{tokens:,} tokens{after}", "info")
                 self.host.refresh_footer()
             case RuleTriggered(rule=rule, scope=scope):
                 self.notice(
