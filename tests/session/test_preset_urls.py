@@ -82,8 +82,9 @@ def test_which_presets_need_a_key(tmp_path: Path) -> None:
         *("deepseek", "mistral", "together", "fireworks", "azure-openai"),
         *("bedrock", "vertex"),
     }
-    with pytest.raises(MissingApiKeyError, match="Set MISTRAL_API_KEY"):
+    with pytest.raises(MissingApiKeyError, match="Set MISTRAL_API_KEY") as missing:
         creds.require(registry.resolve("mistral/devstral").model)
+    assert "another model (--model; /model in the TUI)" in str(missing.value)
     # Bedrock and Vertex have other logins, which need no variable: a request may try.
     creds.require(registry.resolve("bedrock/some-id").model)
     creds.require(registry.resolve("vertex/some-id").model)

@@ -59,7 +59,7 @@ class Credentials:
         names = " or ".join(info.api_key_env)
         raise MissingApiKeyError(
             f"No API key for {model.provider}. Set {names} (e.g. export {info.api_key_env[0]}=...)"
-            f" or choose another model with --model."
+            " or choose another model (--model; /model in the TUI)."
         )
 
     def base_url(self, model: Model) -> str | None:
