@@ -281,12 +281,15 @@ def test_kill_9_mid_stream_then_continue_keeps_what_completed(
     resumed = tui("-c")
     resumed.wait_for_text("› read notes.txt")
     resumed.wait_for_text("Read 1 line")
+    # The reply that was streaming: what had arrived is kept, and says it was cut short.
+    resumed.wait_for_text("I was about to")
+    resumed.wait_for_text("picode stopped before this reply ended")
     resumed.send(CTRL_O)  # expand the tool output
     resumed.wait_for_text("kept-after-crash 77")
     resumed.type("go on")
     resumed.wait_for_text("Resumed fine.")
 
     sent = wire.requests[2].body.decode()
-    for text in ("read notes.txt", "call_r", "kept-after-crash 77", "go on"):
+    for text in ("read notes.txt", "call_r", "kept-after-crash 77", "I was about to", "go on"):
         assert text in sent
     quits_cleanly(resumed)

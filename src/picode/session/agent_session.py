@@ -301,8 +301,9 @@ class AgentSession(
 
     async def _on_agent_event(self, event: AgentEvent) -> None:
         match event:
-            case MessageUpdate():
+            case MessageUpdate(message=partial):
                 self._recovery.on_update(event)
+                self._recorder.keep_draft(partial)
             case MessageStart(message=message):
                 if isinstance(message, AssistantMessage):
                     self._recovery.on_assistant_start()
@@ -316,6 +317,8 @@ class AgentSession(
                     self._record(message)
                     if isinstance(message, AssistantMessage):
                         self._usage.add(message)
+                # In the file now, or dropped for a retry: the reply's draft goes either way.
+                self._recorder.drop_draft()
                 await self._extensions.emit("message_end", message)
             case AgentStart() | AgentEnd() | TurnStart() | TurnEnd():
                 await self._extensions.emit(event.type, event)

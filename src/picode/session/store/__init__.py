@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from picode.session._faces import lazy_names
 
 if TYPE_CHECKING:
+    from picode.session.store.draft import RECOVERED_TEXT
     from picode.session.store.format import (
         FORMAT_VERSION,
         now_ms,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from picode.session.store.tree import TreeNode
 
 _WHERE = {
+    "RECOVERED_TEXT": "draft",
     "AmbiguousSessionError": "sessions",
     "FORMAT_VERSION": "format",
     "NewSessionFile": "sessions",
@@ -45,6 +47,7 @@ _WHERE = {
 
 __all__ = [
     "FORMAT_VERSION",
+    "RECOVERED_TEXT",
     "AmbiguousSessionError",
     "NewSessionFile",
     "SessionNotFoundError",

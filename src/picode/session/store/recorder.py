@@ -15,6 +15,7 @@ from typing import Any
 from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
+from picode.session.store.draft import ReplyDraft, recover_draft
 from picode.session.store.format import as_typed, branch_summary_message
 from picode.session.store.lock import SessionInUseError, SessionLock
 from picode.session.store.sessions import (
@@ -111,6 +112,7 @@ class SessionRecorder:
         self._lock: SessionLock | None = None
         #: Where a new session is to be saved, when the person named the file.
         self._new_path: Path | None = None
+        self._draft = ReplyDraft()
 
     # --- opening -------------------------------------------------------------------------
 
@@ -147,6 +149,8 @@ class SessionRecorder:
         except SessionInUseError:
             self.file = None
             raise
+        # A reply that was streaming when picode stopped: its transcript says so under it.
+        recover_draft(self.file)
         return self._restore(self.file)
 
     def _unlock(self) -> None:
@@ -256,6 +260,14 @@ class SessionRecorder:
         self._entry_ids[id(message)] = entry_id
         return entry_id
 
+    def keep_draft(self, reply: AssistantMessage) -> None:
+        """The reply streaming now, kept beside the file against a crash (``draft.py``)."""
+        if self.file is not None:
+            self._draft.update(self.file, reply)
+
+    def drop_draft(self) -> None:
+        self._draft.discard()
+
     def record_note(self, message: Message) -> str | None:
         """A ``!cmd``'s output for the model: written at once into a session that has a
         file, else held until the conversation's next message."""
@@ -304,6 +316,7 @@ class SessionRecorder:
             file.append_session_info(name)
 
     def close(self) -> None:
+        self._draft.discard()
         close = getattr(self.file, "close", None)
         if callable(close):
             close()

@@ -334,7 +334,7 @@ class EventRouter:
     def build_entries(self, messages: Sequence[Message], start: int) -> list[IndexedEntry]:
         """Widgets for finished messages, each with its display index (``start`` first),
         looking as they did live: retries as their outcome line, notices where they were."""
-        from picode.session.store import read_shell_run
+        from picode.session.store import RECOVERED_TEXT, read_shell_run
 
         entries: list[IndexedEntry] = []
         calls: dict[str, ToolCallView] = {}
@@ -359,7 +359,10 @@ class EventRouter:
                     entries.append((NoticeView(*run.line), None))
                 case AssistantMessage():
                     entries.append((self._finished_view(message, calls), start + offset))
-                    if message.stop_reason == "aborted":
+                    if message.stop_reason == "aborted" and message.error_message == RECOVERED_TEXT:
+                        # Kept from its draft: picode stopped while it streamed.
+                        entries.append((NoticeView(RECOVERED_TEXT, "warning"), None))
+                    elif message.stop_reason == "aborted":
                         # As it looked live: a resumed interrupted turn says so.
                         entries.append((NoticeView(INTERRUPTED_TEXT, "interrupted"), None))
                     elif message.stop_reason == "length":
