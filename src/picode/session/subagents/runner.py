@@ -99,8 +99,9 @@ class SubagentRunner:
         prompt: str,
         signal: AbortSignal,
         on_update: OnUpdate,
-        call_id: str = "",
+        call_id: str,
     ) -> ToolResult:
+        """Run a child for the parent's ``task`` call ``call_id`` (its questions name it)."""
         progress = ChildProgress(description, definition.name, on_update)
         progress.report()
         child = await self._open(definition, description)
