@@ -275,6 +275,8 @@ def test_kill_9_mid_stream_then_continue_keeps_what_completed(
     crashed = tui()
     crashed.type("read notes.txt")
     crashed.wait_for_text("I was about to")
+    # Within a second of the reply's start, what has arrived is kept beside the session.
+    crashed.wait_until(lambda _: any(picode.home.rglob("*.jsonl.draft")), "the reply's draft")
     crashed.kill()
     assert wire.requests[1].wait_closed(), "the dead process's connection must close"
 

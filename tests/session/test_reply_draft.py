@@ -36,7 +36,7 @@ def _draft_of(path: Path) -> dict[str, object]:
 def test_a_streaming_reply_has_a_draft_until_it_ends(
     harness: SessionHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("picode.session.store.draft.DRAFT_INTERVAL_S", 0.0)
+    monkeypatch.setattr("picode.session.store.draft.DRAFT_INTERVAL_S", 0.01)
     key = "sk-ant-api03-" + "k" * 40
 
     async def scenario() -> None:
@@ -67,7 +67,7 @@ def test_a_draft_left_behind_is_kept_as_a_reply_cut_short(
 ) -> None:
     """The disk as a picode killed mid-reply leaves it: opened again, the reply is there,
     its text and thinking but not the tool call it had begun, and the model sees it."""
-    monkeypatch.setattr("picode.session.store.draft.DRAFT_INTERVAL_S", 0.0)
+    monkeypatch.setattr("picode.session.store.draft.DRAFT_INTERVAL_S", 0.01)
     crashed = harness.root / "crashed.jsonl"
 
     async def scenario() -> None:
@@ -151,21 +151,36 @@ def test_a_draft_is_kept_only_where_it_was_written(tmp_path: Path) -> None:
     assert len(file.branch_ids()) == 2
 
 
-def test_the_draft_is_written_at_most_once_an_interval(tmp_path: Path) -> None:
+def test_the_draft_is_written_an_interval_after_the_reply_began_and_again_while_it_stalls(
+    tmp_path: Path,
+) -> None:
     file = _file_with_a_question(tmp_path)
-    now = [0.0]
-    draft = ReplyDraft(clock=lambda: now[0], interval=1.0)
-    draft.update(file, _reply(TextContent("a")))
-    assert _draft_of(file.path)["after"] == file.leaf_id
-    draft.update(file, _reply(TextContent("ab")))
-    assert "ab" not in draft_path(file.path).read_text()  # within the second: not yet
-    now[0] = 1.0
-    draft.update(file, _reply(TextContent("abc")))
-    assert "abc" in draft_path(file.path).read_text()
-    draft.discard()
-    assert not draft_path(file.path).exists()
-    assert draft_path(file.path).name == "s.jsonl" + DRAFT_SUFFIX
-    # A file not on disk yet (no message written) gets no draft beside it.
-    unwritten = SessionFile.new(tmp_path / "new.jsonl", "n", tmp_path)
-    ReplyDraft(clock=lambda: 5.0).update(unwritten, _reply(TextContent("x")))
-    assert not draft_path(unwritten.path).exists()
+    path = draft_path(file.path)
+    assert path.name == "s.jsonl" + DRAFT_SUFFIX
+
+    async def scenario() -> None:
+        draft = ReplyDraft(interval=0.05)
+        reply = _reply(TextContent("a"))
+        draft.update(file, reply)
+        assert not path.exists()  # nothing on the deltas' path: the timer writes
+        await wait_until(path.exists, what="the first write")
+        assert _draft_of(file.path)["after"] == file.leaf_id
+        # No delta since (a stall): the latest state is still written.
+        reply.content = [TextContent("abc")]
+        await wait_until(lambda: "abc" in _text_if_any(path), what="the stalled state")
+        draft.discard()
+        assert not path.exists() and draft._timer is None  # nothing left to write later
+        # A reply that ends within the interval leaves no file at all.
+        draft.update(file, _reply(TextContent("quick")))
+        draft.discard()
+        assert not path.exists() and draft._timer is None
+        # A file not on disk yet (no message written) gets no draft beside it.
+        unwritten = SessionFile.new(tmp_path / "new.jsonl", "n", tmp_path)
+        fresh = ReplyDraft(interval=0.01)
+        fresh.update(unwritten, _reply(TextContent("x")))
+        first = fresh._timer
+        await wait_until(lambda: fresh._timer is not first, what="the timer's turn")
+        assert not draft_path(unwritten.path).exists()
+        fresh.discard()
+
+    run(scenario())

@@ -2,7 +2,7 @@
 
 A message reaches the session file when it ends (docs/sessions.md, "Durability"): a crash,
 a ``kill -9`` or a closed terminal in the middle of a long reply would lose all of it. So
-while a reply streams, what has arrived is written at most once a second to
+while a reply streams, what has arrived is written once a second to
 ``<session>.jsonl.draft`` (replaced whole, never torn; masked like every entry) and removed
 when the reply ends. Opening the session finds a draft left behind and keeps it as the
 reply, cut short, where it was: its text and thinking, not the tool calls it had begun.
@@ -10,13 +10,11 @@ reply, cut short, where it was: its text and thinking, not the tool calls it had
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
-import math
 import os
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from picode.ai.types import (
@@ -44,23 +42,33 @@ def draft_path(session_path: Path) -> Path:
 
 
 class ReplyDraft:
-    """Writes the streaming reply of one session file, at most every ``interval`` seconds."""
+    """Writes the streaming reply of one session file ``interval`` seconds after it began,
+    then again each ``interval`` while it streams (also while it stalls): from a timer, so
+    the deltas' path does no more than keep a reference, and a reply shorter than the
+    interval leaves no file behind at all."""
 
-    def __init__(
-        self, *, clock: Callable[[], float] = time.monotonic, interval: float | None = None
-    ) -> None:
-        self._clock = clock
+    def __init__(self, *, interval: float | None = None) -> None:
         self._interval = DRAFT_INTERVAL_S if interval is None else interval
-        self._written_at = -math.inf
+        self._file: SessionFile | None = None
+        self._reply: AssistantMessage | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._path: Path | None = None
 
-    def update(self, file: SessionFile, message: AssistantMessage) -> None:
-        now = self._clock()
-        if now - self._written_at < self._interval or not file.persisted:
+    def update(self, file: SessionFile, reply: AssistantMessage) -> None:
+        self._file, self._reply = file, reply
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self._interval, self._write)
+
+    def _write(self) -> None:
+        file, reply = self._file, self._reply
+        if file is None or reply is None:
+            self._timer = None
             return
-        self._written_at = now
+        self._timer = asyncio.get_running_loop().call_later(self._interval, self._write)
+        if not file.persisted:
+            return
         path = draft_path(file.path)
-        draft = {"after": file.leaf_id, "message": message_to_dict(message)}
+        draft = {"after": file.leaf_id, "message": message_to_dict(reply)}
         text, _ = redact_secrets(dump_json(draft))
         try:
             _write_whole(path, text.encode("utf-8"))
@@ -72,7 +80,10 @@ class ReplyDraft:
 
     def discard(self) -> None:
         """The reply ended (and is in the file) or was dropped: the draft goes."""
-        self._written_at = -math.inf
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._file = self._reply = None
         path, self._path = self._path, None
         if path is not None:
             with contextlib.suppress(OSError):
