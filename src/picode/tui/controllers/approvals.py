@@ -12,8 +12,8 @@ turn). Esc on the prompt denies the call and stops the turn: the app routes Esc 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from picode.session.safety import ApprovalDecision, ApprovalRequest, PlanDecision, PlanRequest
     from picode.tui.approval import ApprovalPrompt
     from picode.tui.plan_prompt import PlanPrompt
+
+T = TypeVar("T")
 
 
 if TYPE_CHECKING:
@@ -98,68 +100,71 @@ class ApprovalController:
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         from picode.session.safety import ApprovalDecision
-        from picode.tui.approval import ARM_DELAY_S, ask_approval
+        from picode.tui.approval import ask_approval
 
-        if self._turn is None:
-            self._turn = asyncio.Lock()
-        # A question in line behind another one is waited for too: its call says so now.
-        waiting = [call for call in (request.call_id, request.origin_call_id) if call]
-        self._wait(waiting, 1)
-        try:
-            async with self._turn:
-                if self._closing:
-                    return ApprovalDecision("no", "picode is closing.")
-                host = self._host
-                host.notifier.approval_waiting(request.tool_name, request.escalation is not None)
-                try:
-                    decision = await ask_approval(
-                        host.screen_stack[0],
-                        request,
-                        before=host.editor,
-                        clock=self._clock,
-                        arm_delay=ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
-                        on_prompt=self._shown,
-                    )
-                    aborted = self.prompt is not None and self.prompt.aborted
-                finally:
-                    self.prompt = None
-        finally:
-            self._wait(waiting, -1)
+        host = self._host
+
+        def show() -> Awaitable[ApprovalDecision]:
+            host.notifier.approval_waiting(request.tool_name, request.escalation is not None)
+            return ask_approval(host.screen_stack[0], request, **self._prompt_options())
+
+        calls = [call for call in (request.call_id, request.origin_call_id) if call]
+        asked = await self._one_at_a_time(calls, show)
+        if asked is None:
+            return ApprovalDecision("no", "picode is closing.")
+        decision, aborted = asked
         if aborted:
-            self._host.interrupts.abort_run()
+            host.interrupts.abort_run()
         return decision
 
     async def ask_plan(self, request: PlanRequest) -> PlanDecision:
         from picode.session.safety import PlanDecision
-        from picode.tui.approval import ARM_DELAY_S
         from picode.tui.plan_prompt import ask_plan
 
+        host = self._host
+
+        def show() -> Awaitable[PlanDecision]:
+            return ask_plan(host.screen_stack[0], request, **self._prompt_options())
+
+        asked = await self._one_at_a_time([request.call_id] if request.call_id else [], show)
+        if asked is None:
+            return PlanDecision("cancel")
+        decision, _ = asked
+        if decision.kind == "cancel":
+            # As Esc does: queued messages back to the editor, the run stopped.
+            host.interrupts.abort_run()
+        return decision
+
+    async def _one_at_a_time(
+        self, call_ids: list[str], show: Callable[[], Awaitable[T]]
+    ) -> tuple[T, bool] | None:
+        """``show`` a question once no other is on screen: (its answer, whether Esc
+        stopped it), or None when picode is closing. A question in line behind another
+        is waited for too: its calls say so from now (``_wait``)."""
         if self._turn is None:
             self._turn = asyncio.Lock()
-        waiting = [request.call_id] if request.call_id else []
-        self._wait(waiting, 1)
+        self._wait(call_ids, 1)
         try:
             async with self._turn:
                 if self._closing:
-                    return PlanDecision("cancel")
-                host = self._host
+                    return None
                 try:
-                    decision = await ask_plan(
-                        host.screen_stack[0],
-                        request,
-                        before=host.editor,
-                        clock=self._clock,
-                        arm_delay=ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
-                        on_prompt=self._shown,
-                    )
+                    answer = await show()
+                    return answer, self.prompt is not None and self.prompt.aborted
                 finally:
                     self.prompt = None
         finally:
-            self._wait(waiting, -1)
-        if decision.kind == "cancel":
-            # As Esc does: queued messages back to the editor, the run stopped.
-            self._host.interrupts.abort_run()
-        return decision
+            self._wait(call_ids, -1)
+
+    def _prompt_options(self) -> dict[str, Any]:
+        from picode.tui.approval import ARM_DELAY_S
+
+        return {
+            "before": self._host.editor,
+            "clock": self._clock,
+            "arm_delay": ARM_DELAY_S if self.arm_delay is None else self.arm_delay,
+            "on_prompt": self._shown,
+        }
 
     def _wait(self, call_ids: list[str], change: int) -> None:
         """Count a question in (1) or out (-1) for each call; a call shows waiting while
