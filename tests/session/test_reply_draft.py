@@ -149,6 +149,10 @@ def test_a_draft_is_kept_only_where_it_was_written(tmp_path: Path) -> None:
     draft_path(file.path).write_text('{"after": "x", "message": ')
     assert recover_draft(file) is None and not draft_path(file.path).exists()
     assert len(file.branch_ids()) == 2
+    # A write cut short leaves only its temporary file: that goes too.
+    cut_short = draft_path(file.path).with_name("s.jsonl.draft.tmp")
+    cut_short.write_text('{"after": ')
+    assert recover_draft(file) is None and not cut_short.exists()
 
 
 def test_the_draft_is_written_an_interval_after_the_reply_began_and_again_while_it_stalls(

@@ -53,6 +53,7 @@ class ReplyDraft:
         self._reply: AssistantMessage | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._path: Path | None = None
+        self._warned = False
 
     def update(self, file: SessionFile, reply: AssistantMessage) -> None:
         self._file, self._reply = file, reply
@@ -74,7 +75,9 @@ class ReplyDraft:
             _write_whole(path, text.encode("utf-8"))
         except OSError as exc:
             # The reply is still written when it ends; only the crash insurance is lost.
-            log.warning("could not keep the streaming reply in %s: %s", path, exc)
+            if not self._warned:
+                self._warned = True
+                log.warning("could not keep the streaming reply in %s: %s", path, exc)
             return
         self._path = path
 
@@ -97,14 +100,17 @@ def recover_draft(file: SessionFile) -> AssistantMessage | None:
     path = draft_path(file.path)
     try:
         raw = path.read_bytes()
+    except FileNotFoundError:
+        raw = b""  # none, or only a write cut short
     except OSError:
-        return None
-    message = _kept_part(raw, file.leaf_id)
+        return None  # unreadable now: left for a later open
+    message = _kept_part(raw, file.leaf_id) if raw else None
     if message is not None:
         file.append_message(message)
     # After the append: a stop in between leaves a draft that no longer follows the leaf.
-    with contextlib.suppress(OSError):
-        path.unlink()
+    for left in (path, _temporary(path)):
+        with contextlib.suppress(OSError):
+            left.unlink()
     return message
 
 
@@ -134,8 +140,12 @@ def _said(block: TextContent | ThinkingContent) -> bool:
     return bool((block.text if isinstance(block, TextContent) else block.thinking).strip())
 
 
+def _temporary(path: Path) -> Path:
+    return path.with_name(path.name + ".tmp")
+
+
 def _write_whole(path: Path, data: bytes) -> None:
-    temporary = path.with_name(path.name + ".tmp")
+    temporary = _temporary(path)
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, data)
