@@ -115,6 +115,7 @@ def test_a_draft_left_behind_is_kept_as_a_reply_cut_short(
 
 
 def _file_with_a_question(folder: Path) -> SessionFile:
+    folder.mkdir(exist_ok=True)
     file = SessionFile.new(folder / "s.jsonl", "s", folder)
     file.append_message(UserMessage("question"))
     return file
@@ -131,6 +132,14 @@ def _reply(*blocks: object) -> AssistantMessage:
 
 def test_a_draft_is_kept_only_where_it_was_written(tmp_path: Path) -> None:
     file = _file_with_a_question(tmp_path)
+    question = file.leaf_id
+    # Bookkeeping written after the draft (a checkpoint's mark) does not make it stale.
+    file.append_custom("checkpoint", {"message_id": question})
+    _write_draft(file, _reply(TextContent("kept")), question)
+    kept = recover_draft(file)
+    assert kept is not None and kept.text == "kept"
+    assert file.entry_type(file.leaf_id or "") == "message"
+    file = _file_with_a_question(tmp_path / "other")
     question = file.leaf_id
     # Something was written after it (a later run went on): the draft is stale.
     file.append_message(UserMessage("later"))

@@ -104,7 +104,7 @@ def recover_draft(file: SessionFile) -> AssistantMessage | None:
         raw = b""  # none, or only a write cut short
     except OSError:
         return None  # unreadable now: left for a later open
-    message = _kept_part(raw, file.leaf_id) if raw else None
+    message = _kept_part(raw, file) if raw else None
     if message is not None:
         file.append_message(message)
     # After the append: a stop in between leaves a draft that no longer follows the leaf.
@@ -114,13 +114,13 @@ def recover_draft(file: SessionFile) -> AssistantMessage | None:
     return message
 
 
-def _kept_part(raw: bytes, leaf_id: str | None) -> AssistantMessage | None:
+def _kept_part(raw: bytes, file: SessionFile) -> AssistantMessage | None:
     try:
         draft = json.loads(raw)
         message = message_from_dict(draft["message"])
     except (ValueError, KeyError, TypeError):
         return None
-    if not isinstance(message, AssistantMessage) or draft.get("after") != leaf_id:
+    if not isinstance(message, AssistantMessage) or not _follows(file, draft.get("after")):
         return None
     # A tool call cut short has arguments half written and no result: left out.
     kept: list[AssistantContent] = [
@@ -134,6 +134,17 @@ def _kept_part(raw: bytes, leaf_id: str | None) -> AssistantMessage | None:
     message.stop_reason = "aborted"
     message.error_message = RECOVERED_TEXT
     return message
+
+
+def _follows(file: SessionFile, after: object) -> bool:
+    """No message was written after ``after``: only bookkeeping (a checkpoint's mark, a
+    model change) may have come between it and the file's last entry."""
+    entry_id = file.leaf_id
+    while entry_id is not None and entry_id != after:
+        if file.entry_type(entry_id) in (None, "message"):
+            return False
+        entry_id = file.parent_of(entry_id)
+    return entry_id == after
 
 
 def _said(block: TextContent | ThinkingContent) -> bool:
