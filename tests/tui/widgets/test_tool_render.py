@@ -167,3 +167,27 @@ def test_markdown_is_cut_by_source_lines_with_a_note_of_the_rest() -> None:
     assert head.source.splitlines() == [f"- item {i}" for i in range(6)]
     assert head.note is not None
     assert head.note.plain == "… 3 more lines (ctrl+o to expand)"
+
+
+def test_a_long_line_is_cut_when_folded_says_so_and_shows_whole_when_expanded() -> None:
+    long_line = "word " * 1000  # one line of 5,000 characters (minified code, a JSON blob)
+    output = f"short\n{long_line}\nend"
+    for name in ("bash", "grep"):
+        folded = tool_render.result_body(name, {}, ToolResult.text(output), False, False)
+        assert folded is not None
+        lines = folded.plain.split("\n")
+        assert len(lines[1]) == tool_render.MAX_LINE_CHARS and lines[1].endswith("…")
+        assert lines[-1] == "… long lines cut (ctrl+o to expand)"
+        expanded = tool_render.result_body(name, {}, ToolResult.text(output), False, True)
+        assert expanded is not None
+        assert expanded.plain.split("\n") == ["short", long_line.rstrip("\n"), "end"]
+    # Nothing cut: no note. A running tool's tail cannot expand: cut without a hint.
+    short = tool_render.result_body("bash", {}, ToolResult.text("a\nb"), False, False)
+    assert short is not None and short.plain == "a\nb"
+    running = tool_render.running_body("bash", ToolResult.text(long_line))
+    assert running is not None and "ctrl+o" not in running.plain
+    # An edit's diff alike.
+    diff = f"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-{long_line}\n+{long_line}x"
+    folded_diff = tool_render.render_diff(diff, tool_render.DIFF_COLLAPSED_LINES)
+    assert folded_diff.plain.endswith("… long lines cut (ctrl+o to expand)")
+    assert f"+{long_line}x" in tool_render.render_diff(diff, None).plain

@@ -39,6 +39,10 @@ COLLAPSED_LINES = 6
 DIFF_COLLAPSED_LINES = 60
 EXPANDED_LINES = 2000
 MAX_LINE_CHARS = 400
+#: A line's characters once expanded: all of it, in practice (a result is ~50 kB at most).
+EXPANDED_LINE_CHARS = 20_000
+#: A line's characters once expanded: all of it, in practice (a result is ~50 kB at most).
+EXPANDED_LINE_CHARS = 20_000
 KEY_ARGUMENT_CHARS = 300
 
 #: A Markdown heading's marks, left out of a one-line summary (a plan's first line).
@@ -185,11 +189,17 @@ def render_diff(diff: str, limit: int | None) -> Content:
     lines = diff.rstrip("\n").split("\n")  # not splitlines(): a \r stays, spelled out
     shown = lines if limit is None else lines[:limit]
     rendered: list[Content] = []
+    width = EXPANDED_LINE_CHARS if limit is None else MAX_LINE_CHARS
+    cut = False
     for line in shown:
-        line = _clip(visible(line), MAX_LINE_CHARS)
+        spelled = visible(line)
+        cut = cut or len(spelled) > width
+        line = _clip(spelled, width)
         rendered.append(Content.styled(line, DIFF_STYLES[diff_line_kind(line)]))
     if len(shown) < len(lines):
         rendered.append(_more_note(len(lines) - len(shown), "more lines", expanded=False))
+    elif cut and limit is not None:
+        rendered.append(_cut_note())
     return Content("\n").join(rendered)
 
 
@@ -237,21 +247,33 @@ def _images_note(result: ToolResult) -> Content | None:
 
 def _head(text: str, limit: int, expanded: bool, style: str = "") -> Content:
     lines = text.splitlines()
-    shown = [_clip(line, MAX_LINE_CHARS) for line in lines[:limit]]
-    body = Content.styled("\n".join(shown), style) if style else Content("\n".join(shown))
+    body, cut = _clipped(lines[:limit], expanded, style)
     if len(lines) > limit:
         return Content("\n").join([body, _more_note(len(lines) - limit, "more lines", expanded)])
-    return body
+    return Content("\n").join([body, _cut_note()]) if cut else body
 
 
 def _tail(text: str, limit: int, expanded: bool | None, style: str) -> Content:
     lines = text.rstrip("\n").splitlines()
-    shown = [_clip(line, MAX_LINE_CHARS) for line in lines[-limit:]]
-    body = Content.styled("\n".join(shown), style) if style else Content("\n".join(shown))
+    shown = lines[-limit:]
+    body, cut = _clipped(shown, expanded, style)
     hidden = len(lines) - len(shown)
     if hidden > 0:
         return Content("\n").join([_more_note(hidden, "earlier lines", expanded), body])
-    return body
+    return Content("\n").join([body, _cut_note()]) if cut else body
+
+
+def _clipped(lines: list[str], expanded: bool | None, style: str) -> tuple[Content, bool]:
+    """``lines``, each cut to what its fold shows; and whether the fold cut one that Ctrl+O
+    would show whole (a running tool's tail cannot be expanded: no hint then)."""
+    limit = EXPANDED_LINE_CHARS if expanded else MAX_LINE_CHARS
+    text = "\n".join(_clip(line, limit) for line in lines)
+    cut = expanded is False and any(len(line) > limit for line in lines)
+    return (Content.styled(text, style) if style else Content(text)), cut
+
+
+def _cut_note() -> Content:
+    return Content.styled(f"… long lines cut {toggle_hint(False)}", "$muted italic")
 
 
 def _more_note(count: int, what: str, expanded: bool | None) -> Content:
