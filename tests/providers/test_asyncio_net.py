@@ -16,6 +16,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpcore2
 import pytest
@@ -25,6 +26,7 @@ from picode.ai.providers._asyncio_net import (
     HIGH_WATER,
     AsyncioBackend,
     asyncio_transport,
+    pools_on_asyncio,
     use_asyncio_streams,
 )
 from tests.providers.models import wire_model
@@ -33,6 +35,7 @@ from tests.wire.anthropic_protocol import AnthropicStream
 from tests.wire.chat_protocol import ChatStream
 from tests.wire.gemini_protocol import GeminiStream
 from tests.wire.gemini_protocol import text as gemini_text
+from tests.wire.proxy import RelayProxy
 from tests.wire.responses_protocol import ResponsesStream, usage
 from tests.wire.server import WireResponse, WireServer
 from tests.wire.tls import local_tls
@@ -467,10 +470,71 @@ def test_each_sdk_client_reads_through_asyncio_and_keeps_its_connection(
         assert wire.connection_count == 1
 
 
-def _pool(sdk_client: object) -> httpcore2.AsyncConnectionPool:
+@pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
+@pytest.mark.parametrize("api", APIS)
+def test_through_a_proxy_from_the_environment_each_sdk_reads_through_asyncio(
+    api: str, tls: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HTTPS_PROXY``/``HTTP_PROXY`` give the SDK's httpx client a pool per proxy: those
+    read through asyncio too (a CONNECT tunnel with TLS inside, or plain forwarding); and
+    google-genai's client, given a transport of its own, still goes through the proxy."""
+    server_tls = None
+    if tls:
+        server_tls, ca_file = local_tls(tmp_path)
+        monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with WireServer(tls=server_tls) as wire, RelayProxy() as proxy:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY"):
+            monkeypatch.setenv(name, proxy.url)
+        wire.enqueue(_reply(api, "one two"), _reply(api, "three four"))
+        model = wire_model(api, wire, reasoning=False)
+
+        async def turns() -> tuple[list[str], list[type]]:
+            texts = []
+            for _ in range(2):
+                outcome = await stream_all(model, simple_context())
+                assert outcome.message.stop_reason == "stop", outcome.message.error_message
+                texts.append(outcome.deltas(0))
+            clients = _client_cache._clients[asyncio.get_running_loop()].values()
+            backends = [
+                type(transport._pool._network_backend)
+                for client, _close in clients
+                for transport in _http_client(client)._mounts.values()
+                if transport is not None
+            ]
+            return texts, backends
+
+        texts, backends = run(turns)
+        assert texts == ["onetwo", "threefour"] and len(wire.requests) == 2
+        # Through the proxy. (Whether the second turn reused the connection depends on the
+        # SDK's 0.1 s drain racing the relay's threads: checked without a proxy, above.)
+        host = wire.url.split("://")[1]
+        came = f"CONNECT {host} " if tls else f"POST {wire.url}/"
+        assert proxy.first_lines and all(line.startswith(came) for line in proxy.first_lines)
+        assert backends and set(backends) == {AsyncioBackend}
+
+
+def test_a_tls_proxy_keeps_the_backend_it_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TLS to the proxy and TLS to the server inside it: left to httpx2's own backend."""
+    import httpx2
+
+    monkeypatch.setenv("HTTPS_PROXY", "https://127.0.0.1:9")
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    client = httpx2.AsyncClient()
+    assert pools_on_asyncio(client) is True  # the direct pool
+    [proxied] = [t for t in client._mounts.values() if t is not None]
+    assert type(proxied._pool._network_backend) is not AsyncioBackend  # type: ignore[attr-defined]
+
+
+def _http_client(sdk_client: object) -> Any:
     # google-genai's client keeps its httpx2 client elsewhere than the other SDKs.
-    http_client = getattr(sdk_client, "_async_httpx_client", None) or sdk_client._client  # type: ignore[attr-defined]
-    pool = http_client._transport._pool
+    return getattr(sdk_client, "_async_httpx_client", None) or sdk_client._client  # type: ignore[attr-defined]
+
+
+def _pool(sdk_client: object) -> httpcore2.AsyncConnectionPool:
+    pool = _http_client(sdk_client)._transport._pool
     assert isinstance(pool, httpcore2.AsyncConnectionPool)
     return pool
 

@@ -353,12 +353,20 @@ def _apply(transport: asyncio.Transport, options: Iterable[SocketOption] | None)
 
 
 def use_asyncio_streams(sdk_client: Any) -> bool:
-    """Give an SDK client's direct connection pool ``AsyncioBackend``; True if it took.
+    """Give an SDK client's connection pools ``AsyncioBackend``; True if its direct pool
+    took it (see ``pools_on_asyncio``)."""
+    return pools_on_asyncio(getattr(sdk_client, "_client", None))
 
-    The pool is httpx2's transport's; a client built another way (a proxy from the
-    environment, a caller's own ``http_client``, another httpx2 layout) keeps the backend it
-    has, which works the same, only slower."""
-    http_client = getattr(sdk_client, "_client", None)
+
+def pools_on_asyncio(http_client: Any) -> bool:
+    """Give an httpx2 client's pools ``AsyncioBackend``: its transport's, and those of the
+    proxies it took from the environment (``HTTPS_PROXY``…) when they are plain ``http://``
+    proxies (a TLS proxy would want TLS inside TLS). True if the direct pool took it. A pool
+    of another shape (a caller's own ``http_client``, another httpx2 layout) keeps the
+    backend it has, which works the same, only slower."""
+    mounts = getattr(http_client, "_mounts", None)
+    for transport in mounts.values() if isinstance(mounts, dict) else ():
+        _on_asyncio(transport)
     return _on_asyncio(getattr(http_client, "_transport", None))
 
 
@@ -370,9 +378,24 @@ def asyncio_transport(verify: ssl.SSLContext) -> httpx2.AsyncHTTPTransport:
     return transport
 
 
+def environment_proxy_mounts(verify: ssl.SSLContext) -> dict[str, Any]:
+    """The transports httpx2 mounts for the proxies in the environment (``HTTPS_PROXY``,
+    ``NO_PROXY``…), by its own rules, each on ``AsyncioBackend`` where it can be: for a
+    client built with its own ``transport=``, for which httpx2 reads no proxy at all."""
+    probe = httpx2.AsyncClient(verify=verify)  # builds its transports only: sends nothing
+    mounts = {pattern.pattern: transport for pattern, transport in probe._mounts.items()}
+    for transport in mounts.values():
+        _on_asyncio(transport)
+    return mounts
+
+
 def _on_asyncio(transport: object) -> bool:
     pool = getattr(transport, "_pool", None)
-    if type(pool) is not httpcore2.AsyncConnectionPool:
+    if type(pool) is httpcore2.AsyncHTTPProxy:
+        proxy_url = getattr(pool, "_proxy_url", None)
+        if getattr(proxy_url, "scheme", None) != b"http":
+            return False
+    elif type(pool) is not httpcore2.AsyncConnectionPool:
         return False
     if not hasattr(pool, "_network_backend") or pool.connections:
         return False

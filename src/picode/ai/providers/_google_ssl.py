@@ -8,14 +8,15 @@ import ssl
 from google.genai import _api_client as google_api_client
 from google.genai import types
 
-from picode.ai.providers._asyncio_net import asyncio_transport
+from picode.ai.providers._asyncio_net import asyncio_transport, environment_proxy_mounts
 
 
 def one_ssl_context(options: types.HttpOptions) -> types.HttpOptions:
     """``options`` handing the HTTP clients' SSL context to the websocket side too, and
     giving the async client a transport that reads through asyncio's own streams
     (``_asyncio_net``; with a transport of its own the SDK's client keeps no pool per event
-    loop, which picode's client cache already does).
+    loop, which picode's client cache already does), and the proxies of the environment,
+    which httpx2 leaves out for a client given its transport.
 
     A client builds two contexts, each loading the CA bundle (~25-35 ms of CPU each): one
     for HTTP and one for the Live API's websockets, which picode never opens. The HTTP one
@@ -40,6 +41,7 @@ def one_ssl_context(options: types.HttpOptions) -> types.HttpOptions:
                 "verify": context,
                 "ssl": context,
                 "transport": asyncio_transport(context),
+                "mounts": environment_proxy_mounts(context),
             },
         }
     )
