@@ -50,9 +50,9 @@ KEY_HINTS = (
     "alt+enter follow-up",
     "esc interrupt",
     "shift+tab mode",
-    "alt+t thinking",
-    "ctrl+p model",
-    "ctrl+t thinking blocks",
+    "alt+t thinking level",
+    "ctrl+p next model",
+    "ctrl+t fold thinking",
     "ctrl+o expand",
     "ctrl+c clear / interrupt, twice quit",
 )
