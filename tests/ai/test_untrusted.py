@@ -99,7 +99,10 @@ def test_a_commands_output_reads_as_a_terminal_leaves_it() -> None:
     assert as_displayed("50%\r100%\nnext") == "100%\nnext"
     assert as_displayed("abcdef\rXY") == "XYcdef"
     assert as_displayed("windows\r\nline\r\n") == "windows\nline\n"
-    # A colour between a carriage return and the text does not hide the overwrite.
+    # A colour between a carriage return and the text does not hide the overwrite; an
+    # erase in line clears what the shorter text did not reach.
     assert as_displayed("old text\r\x1b[33mnew\x1b[0m") == "new text"
+    assert as_displayed("downloading 100%\r\x1b[Kdone") == "done"
+    assert as_displayed("downloading 100%\r\x1b[2Kdone\r\nnext") == "done\nnext"
     # Whatever is left that a terminal would act on is still removed.
     assert as_displayed("bell\x07 \u202eevil\x9b31m") == "bell evil"

@@ -94,6 +94,8 @@ def _safe_piece(match: re.Match[str]) -> str:
 
 
 _ESCAPE_SEQUENCE = re.compile(_SEQUENCE)
+#: Erase in line (``CSI K``, ``CSI 2 K``…): what a progress line clears behind its text.
+_ERASE_IN_LINE = re.compile(r"\x1b\[[0-2]?K")
 
 
 def as_displayed(output: str) -> str:
@@ -103,18 +105,20 @@ def as_displayed(output: str) -> str:
     it passed through), then ``safe``."""
     if "\r" not in output and "\x1b" not in output and "\x9b" not in output:
         return safe(output)
-    output = _ESCAPE_SEQUENCE.sub("", output)
+    output = output.replace("\r\n", "\n")
     if "\r" in output:
         output = "\n".join(
             _written_over(line) if "\r" in line else line for line in output.split("\n")
         )
-    return safe(output)
+    return safe(_ESCAPE_SEQUENCE.sub("", output))
 
 
 def _written_over(line: str) -> str:
     shown = ""
     for piece in line.split("\r"):
-        shown = piece + shown[len(piece) :]
+        text = _ESCAPE_SEQUENCE.sub("", piece)
+        # Erased behind the text (a progress line's usual "\r\x1b[K"): the old tail goes.
+        shown = text if _ERASE_IN_LINE.search(piece) else text + shown[len(text) :]
     return shown
 
 
