@@ -440,30 +440,45 @@ def _reply(api: str, text: str) -> WireResponse:
 APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"]
 
 
+def _server_tls(tls: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The wire server's TLS setup when ``tls``, its CA trusted by the SDKs (else None)."""
+    if not tls:
+        return None
+    server_tls, ca_file = local_tls(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+    return server_tls
+
+
+def _two_turns(
+    api: str, wire: WireServer, pools: Callable[[Any], list[Any]]
+) -> tuple[list[str], list[type]]:
+    """Two replies through picode's provider for ``api``; their texts, and the network
+    backends of the pools ``pools`` picks from each cached SDK client."""
+    wire.enqueue(_reply(api, "one two"), _reply(api, "three four"))
+    model = wire_model(api, wire, reasoning=False)
+
+    async def turns() -> tuple[list[str], list[type]]:
+        texts = []
+        for _ in range(2):
+            outcome = await stream_all(model, simple_context())
+            assert outcome.message.stop_reason == "stop", outcome.message.error_message
+            texts.append(outcome.deltas(0))
+        clients = _client_cache._clients[asyncio.get_running_loop()].values()
+        backends = [
+            type(pool._network_backend) for client, _close in clients for pool in pools(client)
+        ]
+        return texts, backends
+
+    return run(turns)
+
+
 @pytest.mark.parametrize("tls", [False, True], ids=["http", "https"])
 @pytest.mark.parametrize("api", APIS)
 def test_each_sdk_client_reads_through_asyncio_and_keeps_its_connection(
     api: str, tls: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server_tls = None
-    if tls:
-        server_tls, ca_file = local_tls(tmp_path)
-        monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
-    with WireServer(tls=server_tls) as wire:
-        wire.enqueue(_reply(api, "one two"), _reply(api, "three four"))
-        model = wire_model(api, wire, reasoning=False)
-
-        async def turns() -> tuple[list[str], list[type]]:
-            texts = []
-            for _ in range(2):
-                outcome = await stream_all(model, simple_context())
-                assert outcome.message.stop_reason == "stop", outcome.message.error_message
-                texts.append(outcome.deltas(0))
-            clients = _client_cache._clients[asyncio.get_running_loop()].values()
-            backends = [type(_pool(client)._network_backend) for client, _close in clients]
-            return texts, backends
-
-        texts, backends = run(turns)
+    with WireServer(tls=_server_tls(tls, tmp_path, monkeypatch)) as wire:
+        texts, backends = _two_turns(api, wire, lambda client: [_pool(client)])
         assert wire.url.startswith("https:" if tls else "http:")
         assert texts == ["onetwo", "threefour"]
         assert backends == [AsyncioBackend]
@@ -478,34 +493,18 @@ def test_through_a_proxy_from_the_environment_each_sdk_reads_through_asyncio(
     """``HTTPS_PROXY``/``HTTP_PROXY`` give the SDK's httpx client a pool per proxy: those
     read through asyncio too (a CONNECT tunnel with TLS inside, or plain forwarding); and
     google-genai's client, given a transport of its own, still goes through the proxy."""
-    server_tls = None
-    if tls:
-        server_tls, ca_file = local_tls(tmp_path)
-        monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+    server_tls = _server_tls(tls, tmp_path, monkeypatch)
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     with WireServer(tls=server_tls) as wire, RelayProxy() as proxy:
         for name in ("HTTP_PROXY", "HTTPS_PROXY"):
             monkeypatch.setenv(name, proxy.url)
-        wire.enqueue(_reply(api, "one two"), _reply(api, "three four"))
-        model = wire_model(api, wire, reasoning=False)
 
-        async def turns() -> tuple[list[str], list[type]]:
-            texts = []
-            for _ in range(2):
-                outcome = await stream_all(model, simple_context())
-                assert outcome.message.stop_reason == "stop", outcome.message.error_message
-                texts.append(outcome.deltas(0))
-            clients = _client_cache._clients[asyncio.get_running_loop()].values()
-            backends = [
-                type(transport._pool._network_backend)
-                for client, _close in clients
-                for transport in _http_client(client)._mounts.values()
-                if transport is not None
-            ]
-            return texts, backends
+        def proxied(client: Any) -> list[Any]:
+            mounted = _http_client(client)._mounts.values()
+            return [transport._pool for transport in mounted if transport is not None]
 
-        texts, backends = run(turns)
+        texts, backends = _two_turns(api, wire, proxied)
         assert texts == ["onetwo", "threefour"] and len(wire.requests) == 2
         # Through the proxy. (Whether the second turn reused the connection depends on the
         # SDK's 0.1 s drain racing the relay's threads: checked without a proxy, above.)
