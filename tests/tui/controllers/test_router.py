@@ -384,3 +384,37 @@ def test_a_resumed_shell_command_shows_as_it_ran_not_as_the_models_note() -> Non
         assert isinstance(second, UserMessageView) and second.text == typed.text
 
     _scenario(body)
+
+
+def test_a_resumed_call_without_a_result_says_picode_stopped_while_it_ran() -> None:
+    """The file of a picode killed while a tool ran: the call, no result. Resumed, the call
+    reads as stopped, not as one whose arguments still stream; a call with its result is
+    drawn as it finished."""
+    from picode.ai.types import TextContent, ToolCall, ToolResultMessage
+    from picode.tui.controllers.router import UNFINISHED_CALL_TEXT
+    from picode.tui.widgets.tool_call import ToolCallView
+
+    done = ToolCall("call_1", "bash", {"command": "echo done"})
+    cut = ToolCall("call_2", "bash", {"command": "sleep 30"})
+    calling = AssistantMessage(
+        [TextContent("Running both."), done, cut],
+        api="x",
+        provider="x",
+        model="x",
+        stop_reason="toolUse",
+    )
+    history = [
+        UserMessage("go"),
+        calling,
+        ToolResultMessage("call_1", "bash", [TextContent("done")], is_error=False),
+    ]
+
+    async def body(router: EventRouter, pilot: Any, host: FakeHost) -> None:
+        router.show_history(history)
+        await pilot.pause()
+        finished, stopped = router.transcript.query(ToolCallView)
+        assert (finished.state, finished.body_text) == ("success", "done")
+        assert stopped.state == "error" and "…" not in stopped.header_text
+        assert UNFINISHED_CALL_TEXT in stopped.body_text
+
+    _scenario(body)

@@ -75,6 +75,8 @@ if TYPE_CHECKING:
     from picode.tui.widgets.transcript import IndexedEntry, Transcript
 
 INTERRUPTED_TEXT = "Interrupted"
+#: A resumed tool call whose result never reached the file.
+UNFINISHED_CALL_TEXT = "picode stopped before this call finished: it has no result"
 #: How long after a run ends the garbage start-up froze is collected (``gc_pause``).
 SWEEP_AFTER_S = 2.0
 #: What a reply cut at the output limit says, and what the person can do about it.
@@ -373,6 +375,11 @@ class EventRouter:
                             ToolResult(message.content, message.details, message.is_error),
                             message.is_error,
                         )
+        for call_view in calls.values():
+            if not call_view.is_finished:
+                # History is finished messages: a call without a result is one picode was
+                # running when it stopped (a crash, kill -9), not one still streaming.
+                call_view.set_result(ToolResult.text(UNFINISHED_CALL_TEXT), True)
         return entries
 
     def _finished_view(
