@@ -398,6 +398,11 @@ def test_the_first_message_shows_what_was_typed_and_attached_files_by_name(
     session.append_message(UserMessage([TextContent("review this"), attached]))
     (summary,) = store.list(cwd)
     assert summary.first_message == "review this @holdout.txt"
+    # Named in the text already (``@path`` typed): not named twice.
+    typed = store.create(cwd.parent / "typed")
+    typed.append_message(UserMessage([TextContent("look at @holdout.txt first"), attached]))
+    (named,) = store.list(cwd.parent / "typed")
+    assert named.first_message == "look at @holdout.txt first"
 
 
 def test_list_ignores_a_torn_last_line(store: SessionStore, cwd: Path) -> None:

@@ -31,7 +31,8 @@ from picode.session.store.format import (
 INDEX_FILE_NAME = ".index.json"
 #: 2: a first message is what was typed, its attached files as @path (no file contents).
 #: 3: a subagent's session says whose it is (``subagent_of``).
-_INDEX_VERSION = 3
+#: 4: a file the text already names (``@path`` typed) is not named twice.
+_INDEX_VERSION = 4
 _CHUNK = 8 << 20
 _FIRST_MESSAGE_CHARS = 200
 _USER_MARK = b'"message":{"role":"user"'
@@ -228,7 +229,8 @@ def _first_user_text(block: bytes) -> str | None:
         if not isinstance(message, UserMessage):
             continue
         typed, attached = split_attachments(message)
-        text = " ".join([typed, *(f"@{file.path}" for file in attached)])
+        named = [f"@{file.path}" for file in attached]
+        text = " ".join([typed, *(name for name in named if name not in typed)])
         return " ".join(text.split())[:_FIRST_MESSAGE_CHARS]
     return None
 
