@@ -367,3 +367,30 @@ def test_a_command_the_person_ran_reads_as_they_typed_it(harness: SessionHarness
     run(scenario())
     [listed] = SessionStore(harness.paths.sessions_dir).list(harness.cwd)
     assert listed.first_message == "!git status --short"
+
+
+def test_an_attached_files_contents_stay_out_of_the_lists_and_the_editor(
+    harness: SessionHarness,
+) -> None:
+    """``@notes.txt`` attaches the file to the message; /tree, /rewind and /fork show what
+    was typed, and going back puts only that in the editor, not the file's contents."""
+    from picode.agent.file_blocks import text_file_block
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(text_turn("read it"), text_turn("next")))
+        block = text_file_block("notes.txt", 1, None, "the file's own words")
+        await session.prompt("look at @notes.txt please", attachments=[block])
+        await session.prompt("and then?")
+        assert "the file's own words" in session.messages[0].text  # the model has it
+        assert [n.text for n in session.tree() if n.role == "user"] == [
+            "look at @notes.txt please",
+            "and then?",
+        ]
+        typed = ["look at @notes.txt please", "and then?"]
+        assert [c.text for c in session.checkpoints()] == typed
+        assert [t for _, t in session.user_messages_for_fork()] == typed
+        first = session.checkpoints()[0].message_id
+        assert await session.navigate(first) == "look at @notes.txt please"
+        await session.close()
+
+    run(scenario())

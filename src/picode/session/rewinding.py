@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from picode.session.store.format import as_typed
+from picode.session.store.format import typed_text
 from picode.session.store.tree import TreeNode, session_tree
 
 if TYPE_CHECKING:
@@ -263,12 +263,13 @@ BRANCH_SUMMARY_INSTRUCTIONS = (
 
 
 def _message_text(entry: Entry) -> str:
-    from picode.ai.types import message_from_dict
+    from picode.ai.types import UserMessage, message_from_dict
 
     try:
-        return as_typed(message_from_dict(entry.data["message"]).text)
+        message = message_from_dict(entry.data["message"])
     except (KeyError, ValueError, TypeError):
         return ""
+    return typed_text(message) if isinstance(message, UserMessage) else message.text
 
 
 def describe_restore(report: RestoreReport) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from picode.agent.file_blocks import split_attachments
 from picode.ai.redaction import redact
 from picode.ai.text_repair import has_surrogates, repair_tree
 from picode.ai.types import Message, TextContent, UserMessage
@@ -233,6 +234,12 @@ def read_shell_run(text: str) -> tuple[str, str] | None:
     """``shell_run_text`` read back: (command, output), else None."""
     found = _SHELL_RUN.fullmatch(text)
     return (found["command"], found["output"]) if found is not None else None
+
+
+def typed_text(message: UserMessage) -> str:
+    """What the person typed of ``message``: without the contents of the files it attached
+    (``@path`` stays as typed), and a ``!cmd`` given to the model as ``!cmd``."""
+    return as_typed(split_attachments(message)[0])
 
 
 def as_typed(text: str) -> str:

@@ -16,7 +16,7 @@ from picode.ai.models import Model
 from picode.ai.types import AssistantMessage, Message, ToolResultMessage, UserMessage
 from picode.session.paths import Paths
 from picode.session.store.draft import ReplyDraft, recover_draft
-from picode.session.store.format import as_typed, branch_summary_message
+from picode.session.store.format import branch_summary_message, typed_text
 from picode.session.store.lock import SessionInUseError, SessionLock
 from picode.session.store.sessions import (
     BranchMessages,
@@ -198,7 +198,7 @@ class SessionRecorder:
         from picode.ai.types import message_from_dict
 
         message = message_from_dict(entry.data["message"])
-        text = message.text if isinstance(message, UserMessage) else ""
+        text = typed_text(message) if isinstance(message, UserMessage) else ""
         if entry.parent_id is None:
             self.open("new")
             return Restored(), text
@@ -365,5 +365,5 @@ class SessionRecorder:
         recorded = [(self._entry_ids.get(id(m)), m) for m in self._display]
         for entry_id, message in [*pairs, *recorded]:
             if entry_id is not None and isinstance(message, UserMessage):
-                out.append((entry_id, as_typed(message.text)))
+                out.append((entry_id, typed_text(message)))
         return out

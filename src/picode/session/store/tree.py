@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from picode.ai.types import AssistantMessage, ToolResultMessage, UserMessage, message_from_dict
-from picode.session.store.format import as_typed, branch_summary_of
+from picode.session.store.format import branch_summary_of, typed_text
 
 if TYPE_CHECKING:
     from picode.session.store.file import SessionFile
@@ -128,7 +128,7 @@ def _describe(entry: Entry) -> tuple[NodeRole, str] | None:
             summary = branch_summary_of(message)
             if summary is not None:
                 return "summary", plain_words(summary)
-            return "user", first_words(as_typed(message.text))
+            return "user", first_words(typed_text(message))
         case AssistantMessage():
             text = message.text.strip()
             if not text:
