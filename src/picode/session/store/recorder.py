@@ -122,6 +122,7 @@ class SessionRecorder:
         self._held = []
         self._restored = None
         self.persistent = spec is not None
+        self._draft.discard()  # a reply of the file left behind ended with its run
         self._unlock()
         self.file = None
         self._new_path = None
