@@ -124,14 +124,16 @@ def _launch(args: argparse.Namespace) -> int:
             print(f"picode: config error: {error}", file=sys.stderr)
         for warning in prepared.warnings:
             print(f"picode: warning: {warning}", file=sys.stderr)
-        if mode == "acp":
-            from picode.modes.acp.server import run_acp
+        if mode in ("acp", "rpc"):
+            from picode import compile_cache
 
-            return run_acp(prepared.options)
-        if mode == "rpc":
+            if mode == "acp":
+                from picode.modes.acp.server import run_acp
+
+                return run_acp(prepared.options, start_up_over=compile_cache.finish)
             from picode.modes.rpc.server import run_rpc
 
-            return run_rpc(prepared.options)
+            return run_rpc(prepared.options, start_up_over=compile_cache.finish)
         prompt, attachments = build_prompt(args.prompt, read_stdin=not _stdin_is_terminal())
         if not prompt.strip():
             print(

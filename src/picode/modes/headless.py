@@ -14,6 +14,7 @@ import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from picode.agent.events import AgentEnd
 from picode.ai.types import AssistantMessage
 from picode.modes.output import LineWriter, warn
 from picode.modes.serialize import RedactedEvents, session_header
@@ -57,6 +58,18 @@ async def open_session(options: Any) -> Any:
     except (LookupError, ValueError, OSError) as exc:
         warn(str(exc))
         return None
+
+
+def after_first_run(session: Any, chore: Callable[[], None]) -> None:
+    """Run ``chore`` once, when the session's first run has ended: start-up's work (the
+    SDK's import with the first request included) is over then, as the TUI counts it."""
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, AgentEnd):
+            unsubscribe()
+            chore()
+
+    unsubscribe = session.subscribe(on_event)
 
 
 class Interrupts:

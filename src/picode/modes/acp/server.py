@@ -12,6 +12,7 @@ import dataclasses
 import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,6 @@ from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
     ClientCapabilities,
-    Cost,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -36,8 +36,6 @@ from acp.schema import (
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     ToolCallUpdate,
-    Usage,
-    UsageUpdate,
 )
 from acp.stdio import stdio_streams
 
@@ -61,7 +59,10 @@ from picode.modes.acp.updates import (
     resumed_updates,
     tool_finished,
     tool_started,
+    turn_usage,
+    usage_update,
 )
+from picode.modes.headless import after_first_run
 from picode.modes.output import warn
 from picode.session.events import Notice
 from picode.session.safety import ApprovalDecision, ApprovalRequest
@@ -83,9 +84,10 @@ PERMISSION_OPTIONS = [
 ]
 
 
-def run_acp(options: Any) -> int:
+def run_acp(options: Any, start_up_over: Callable[[], None] = lambda: None) -> int:
+    """``start_up_over``: as for ``run_rpc``, once a session's first run has ended."""
     try:
-        asyncio.run(serve(options))
+        asyncio.run(serve(options, start_up_over))
     except StdioError as exc:
         warn(str(exc))
         return 1
@@ -109,9 +111,9 @@ class _UnknownNotifications(logging.Filter):
         return True
 
 
-async def serve(options: Any) -> None:
+async def serve(options: Any, start_up_over: Callable[[], None] = lambda: None) -> None:
     logging.getLogger().addFilter(_UnknownNotifications())
-    agent = PicodeAcpAgent(options)
+    agent = PicodeAcpAgent(options, start_up_over)
     try:
         reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
     except (OSError, ValueError) as exc:
@@ -142,8 +144,9 @@ class Hosted:
 
 
 class PicodeAcpAgent:
-    def __init__(self, options: Any) -> None:
+    def __init__(self, options: Any, start_up_over: Callable[[], None] = lambda: None) -> None:
         self.options = options
+        self.start_up_over = start_up_over
         self.conn: Any = None
         self.client = ClientCapabilities()
         self.sessions: dict[str, Hosted] = {}
@@ -283,6 +286,7 @@ class PicodeAcpAgent:
         plan_approval.attach(self, hosted)
         self.sessions[session_id] = hosted
         session.subscribe(lambda event: self._forward(hosted, event))
+        after_first_run(session, self.start_up_over)
         return hosted
 
     def _trusted(self, folder: Path) -> bool:
@@ -427,10 +431,10 @@ class PicodeAcpAgent:
         if reason == "error":
             message = getattr(last, "error_message", None) or "the model request failed"
             raise RequestError.internal_error({"message": message})
-        self.outbox.put(hosted.session_id, _usage_update(session))
+        self.outbox.put(hosted.session_id, usage_update(session))
         await self.outbox.flush()
         return PromptResponse(
-            stop_reason=STOP_REASONS.get(reason, "end_turn"), usage=_turn_usage(before, session)
+            stop_reason=STOP_REASONS.get(reason, "end_turn"), usage=turn_usage(before, session)
         )
 
     async def _run_command(self, hosted: Hosted, text: str) -> PromptResponse | None:
@@ -466,30 +470,6 @@ def _preview(text: str) -> list[ToolContent]:
 def _protected_note(what: str | None) -> list[ToolContent]:
     # Asked even in the "never" mode: say why, or the ask would look like a mistake.
     return _preview(f"picode always asks before this: it changes {what}.") if what else []
-
-
-def _usage_update(session: Any) -> UsageUpdate:
-    return UsageUpdate(
-        session_update="usage_update",
-        used=session.context_tokens,
-        size=session.context_window,
-        cost=Cost(amount=session.usage.cost, currency="USD"),
-    )
-
-
-def _turn_usage(before: Any, session: Any) -> Usage:
-    now = session.usage
-    input_tokens = now.input - before.input
-    output_tokens = now.output - before.output
-    cache_read = now.cache_read - before.cache_read
-    cache_write = now.cache_write - before.cache_write
-    return Usage(
-        total_tokens=input_tokens + output_tokens + cache_read + cache_write,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        cached_read_tokens=cache_read,
-        cached_write_tokens=cache_write,
-    )
 
 
 def _version() -> str:

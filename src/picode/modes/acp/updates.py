@@ -16,12 +16,15 @@ from acp import helpers
 from acp.schema import (
     AgentPlanUpdate,
     ContentToolCallContent,
+    Cost,
     FileEditToolCallContent,
     TerminalToolCallContent,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
     ToolKind,
+    Usage,
+    UsageUpdate,
 )
 
 from picode.agent.events import (
@@ -234,3 +237,29 @@ def _user_updates(message: UserMessage) -> Iterator[Update]:
             yield helpers.update_user_message(
                 helpers.image_block(block.data_base64, block.mime_type)
             )
+
+
+def usage_update(session: Any) -> UsageUpdate:
+    """The session's context use and spend, as ACP reports them."""
+    return UsageUpdate(
+        session_update="usage_update",
+        used=session.context_tokens,
+        size=session.context_window,
+        cost=Cost(amount=session.usage.cost, currency="USD"),
+    )
+
+
+def turn_usage(before: Any, session: Any) -> Usage:
+    """The tokens one prompt used: the session's usage now less ``before``."""
+    now = session.usage
+    input_tokens = now.input - before.input
+    output_tokens = now.output - before.output
+    cache_read = now.cache_read - before.cache_read
+    cache_write = now.cache_write - before.cache_write
+    return Usage(
+        total_tokens=input_tokens + output_tokens + cache_read + cache_write,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_read_tokens=cache_read,
+        cached_write_tokens=cache_write,
+    )

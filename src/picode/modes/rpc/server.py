@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from picode.agent.agent import AgentBusyError
-from picode.modes.headless import Interrupts, open_session
+from picode.modes.headless import Interrupts, after_first_run, open_session
 from picode.modes.json_lines import TooDeepError, loads_line
 from picode.modes.output import LineWriter
 from picode.modes.rpc.approvals import RpcApprovals
@@ -34,11 +34,13 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_ERROR = 0, 1
 
 
-def run_rpc(options: Any) -> int:
-    return asyncio.run(_serve(options))
+def run_rpc(options: Any, start_up_over: Callable[[], None] = lambda: None) -> int:
+    """``start_up_over`` runs once the first run has ended (the launcher's caches of
+    start-up's work let go then)."""
+    return asyncio.run(_serve(options, start_up_over))
 
 
-async def _serve(options: Any) -> int:
+async def _serve(options: Any, start_up_over: Callable[[], None]) -> int:
     out = LineWriter()
     approvals = RpcApprovals(out.json)
     if options.approver is None:
@@ -60,6 +62,7 @@ async def _serve(options: Any) -> int:
         _report_save_failure(event, out.json)
 
     session.subscribe(on_event)
+    after_first_run(session, start_up_over)
     lines = read_lines_in_background(sys.stdin.buffer)
     # An interrupt ends the command loop as end of input does, but without waiting for work.
     interrupts = Interrupts(session, then=lambda: lines.put_nowait(None))
