@@ -12,6 +12,7 @@ from picode.tui.app import PicodeApp
 from picode.tui.config import TuiConfig
 from picode.tui.pickers import ForkPicker, ModelPicker, SessionPicker, ThemePicker, ThinkingPicker
 from picode.tui.pickers.base import PickerScreen
+from picode.tui.widgets.info import InfoView
 from picode.tui.widgets.messages import UserMessageView
 from tests.tui.conftest import (
     SIZE,
@@ -150,6 +151,9 @@ def test_thinking_says_what_a_model_that_always_thinks_is_sent_for_off(tui: TuiH
             await wait_until(pilot, lambda: has_notice(app, f"Thinking level: {shown}"))
             assert app.session.thinking == "off"  # the setting is kept; what is sent is said
             assert app.info_footer.info.thinking == shown
+            await send(pilot, "/session")  # says it as the footer does
+            await wait_until(pilot, lambda: bool(app.query(InfoView)))
+            assert f"· thinking {shown}" in app.query(InfoView).last().plain
             await send(pilot, "/thinking medium")  # not one of its levels: the nearest, upward
             await wait_until(pilot, lambda: app.info_footer.info.thinking.startswith("high ("))
 

@@ -178,7 +178,7 @@ def session_lines(session: AgentSession) -> list[str | tuple[str, str]]:
         ),
         ("Cost", format_cost(usage.cost)),
         ("Context", f"{used:,} of {window:,} tokens{percent}"),
-        ("Model", f"{session.model.ref} · thinking {session.thinking}"),
+        ("Model", f"{session.model.ref} · thinking {session.thinking_label}"),
     ]
 
 
