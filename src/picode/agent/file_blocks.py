@@ -70,6 +70,22 @@ def notes_in(message: UserMessage) -> list[str]:
     ]
 
 
+def is_note(text: str) -> bool:
+    """Is this text block a ``mode_note`` (said to the model, never part of the message)?"""
+    return text.startswith(_NOTE)
+
+
+def read_file_block(text: str) -> tuple[Attached, str] | None:
+    """An attached file's text block read back: what is said of the file and the contents
+    that went with it (none for an image's note: its image block follows); None for any
+    other text."""
+    header = _BLOCK.match(text)
+    if header is None:
+        return None
+    body = text[header.end() :].removeprefix("\n").removesuffix("</file>").removesuffix("\n")
+    return _parse_header(header.group(1), header.group(2)), body
+
+
 def split_attachments(message: UserMessage) -> tuple[str, list[Attached]]:
     """The typed text of ``message`` and the files attached to it (none for plain text)."""
     if isinstance(message.content, str):
@@ -77,7 +93,7 @@ def split_attachments(message: UserMessage) -> tuple[str, list[Attached]]:
     typed: list[str] = []
     attached: list[Attached] = []
     for block in message.content:
-        if not isinstance(block, TextContent) or block.text.startswith(_NOTE):
+        if not isinstance(block, TextContent) or is_note(block.text):
             continue
         if (header := _BLOCK.match(block.text)) is not None:
             attached.append(_parse_header(header.group(1), header.group(2)))

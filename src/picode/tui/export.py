@@ -20,6 +20,7 @@ from typing import Protocol
 
 from markdown_it import MarkdownIt
 
+from picode.agent.file_blocks import is_note, read_file_block
 from picode.ai.models import Model
 from picode.ai.types import (
     AssistantMessage,
@@ -32,7 +33,7 @@ from picode.ai.types import (
     UserMessage,
 )
 from picode.ai.untrusted import safe, visible
-from picode.session.store import redact_secrets
+from picode.session.store import redact_secrets, typed_text
 from picode.tui.diff_lines import diff_in, diff_line_kind
 from picode.tui.widgets.tool_render import key_argument
 
@@ -138,7 +139,8 @@ def default_title(messages: Sequence[Message], name: str | None) -> str:
         return name
     for message in messages:
         if isinstance(message, UserMessage):
-            text = " ".join(message.text.split())
+            # As typed: not the contents of the files it attached.
+            text = " ".join(typed_text(message).split())
             if text:
                 return text if len(text) <= _TITLE_CHARS else text[: _TITLE_CHARS - 1] + "…"
     return "picode session"
@@ -192,12 +194,18 @@ def _md_user(message: UserMessage) -> list[str]:
         return [message.content]
     lines: list[str] = []
     for block in message.content:
+        if isinstance(block, ImageContent):
+            part = [f"*[image: {block.mime_type}]*"]
+        elif is_note(block.text):
+            continue
+        elif (file := read_file_block(block.text)) is not None:
+            attached, body = file
+            part = [f"*{attached.describe()}*", *(["", _fence(body, "text")] if body else [])]
+        else:
+            part = [block.text]
         if lines:
             lines.append("")
-        if isinstance(block, TextContent):
-            lines.append(block.text)
-        else:
-            lines.append(f"*[image: {block.mime_type}]*")
+        lines += part
     return lines
 
 
@@ -303,10 +311,17 @@ def _html_user(message: UserMessage) -> str:
     parts: list[str] = []
     blocks = [TextContent(message.content)] if isinstance(message.content, str) else message.content
     for block in blocks:
-        if isinstance(block, TextContent):
-            parts.append(f'<div class="plain">{_e(block.text)}</div>')
-        else:
+        if isinstance(block, ImageContent):
             parts.append(_html_image(block))
+        elif is_note(block.text):
+            continue
+        elif (file := read_file_block(block.text)) is not None:
+            attached, body = file
+            parts.append(f'<div class="muted">{_e(attached.describe())}</div>')
+            if body:
+                parts.append(f"<pre>{_e(body)}</pre>")
+        else:
+            parts.append(f'<div class="plain">{_e(block.text)}</div>')
     return (
         '<section class="message user"><div class="role">User</div>' + "".join(parts) + "</section>"
     )

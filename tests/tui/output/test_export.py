@@ -22,6 +22,7 @@ from picode.ai.types import (
 from picode.tui.export import (
     ExportError,
     ExportMeta,
+    default_title,
     export_html,
     export_markdown,
     export_paths,
@@ -237,3 +238,28 @@ def test_exports_spell_out_arguments_and_carry_no_escape_sequence() -> None:
         assert not any(char in text for char in "\x1b\x9b\x07\r\u202e")
         # As approved: the carriage return, the escapes and the override spelled out.
         assert "x\\r␛[2K␛[1Als -laU+202E\\x9b2J" in text
+
+
+def test_an_attached_file_is_shown_as_attached_and_the_title_is_what_was_typed(
+    tmp_path: Path,
+) -> None:
+    from picode.agent.file_blocks import mode_note
+    from picode.tools.attachments import attach_mentions
+
+    (tmp_path / "notes.txt").write_text("first line\nsecond line\n")
+    typed = "summarise @notes.txt please"
+    found = attach_mentions(typed, tmp_path)
+    message = UserMessage([TextContent(typed), *found.blocks, mode_note("Plan mode is on.")])
+    messages: list[Message] = [message, assistant(TextContent("Done."), stop="stop")]
+
+    assert default_title(messages, None) == typed
+    markdown = export_markdown(messages, META)
+    assert f"## User\n\n{typed}\n\n*attached: notes.txt (2 lines)*\n\n" in markdown
+    assert "```text\nfirst line\nsecond line\n```" in markdown
+    page = export_html(messages, META)
+    assert '<div class="muted">attached: notes.txt (2 lines)</div>' in page
+    assert "<pre>first line\nsecond line</pre>" in page
+    for text in (markdown, page):
+        # The block's markup and picode's note to the model are not part of the message.
+        assert "file path=" not in text and "picode-note" not in text
+        assert "Plan mode is on." not in text

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         read_shell_run,
         redact_secrets,
         shell_run_text,
+        typed_text,
     )
     from picode.session.store.index import SessionSummary
     from picode.session.store.recorder import SessionRecorder
@@ -43,6 +44,7 @@ _WHERE = {
     "read_shell_run": "format",
     "redact_secrets": "format",
     "shell_run_text": "format",
+    "typed_text": "format",
 }
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "read_shell_run",
     "redact_secrets",
     "shell_run_text",
+    "typed_text",
 ]
 
 __getattr__ = lazy_names(__name__, _WHERE)
