@@ -34,6 +34,7 @@ from picode.agent.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
+from picode.agent.file_blocks import is_note, read_file_block
 from picode.agent.tool import ToolError, ToolResult
 from picode.ai.events import TextDeltaEvent, TextEndEvent, ThinkingDeltaEvent, ThinkingEndEvent
 from picode.ai.redaction import DeltaRedactor
@@ -231,12 +232,17 @@ def _user_updates(message: UserMessage) -> Iterator[Update]:
             yield helpers.update_user_message_text(message.content)
         return
     for block in message.content:
-        if isinstance(block, TextContent) and block.text:
-            yield helpers.update_user_message_text(block.text)
-        elif isinstance(block, ImageContent):
+        if isinstance(block, ImageContent):
             yield helpers.update_user_message(
                 helpers.image_block(block.data_base64, block.mime_type)
             )
+        elif not block.text or is_note(block.text):
+            continue  # picode's note to the model is not part of what was sent
+        elif (file := read_file_block(block.text)) is not None:
+            # An @path the text names: said, as the TUI says it, not its contents again.
+            yield helpers.update_user_message_text(file[0].describe())
+        else:
+            yield helpers.update_user_message_text(block.text)
 
 
 def usage_update(session: Any) -> UsageUpdate:
