@@ -138,11 +138,16 @@ def compile_once() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(argv) if argv is not None else sys.argv[1:]
-    # Only a bare first word "mcp" is the command; ``picode -- mcp ...`` sends it as a prompt.
+    # Only a bare first word "mcp", "login" or "logout" is a command; ``picode -- mcp ...``
+    # sends it as a prompt.
     if words[:1] == ["mcp"]:
         from picode.mcp_command import run_mcp_command
 
         return run_mcp_command(words[1:])
+    if words[:1] in (["login"], ["logout"]):
+        from picode.login_command import run_login_command
+
+        return run_login_command(words)
     parser = build_parser()
     words = sys.argv[1:] if argv is None else list(argv)
     # Undecodable bytes arrive as lone surrogates; repaired here, they cannot reach a

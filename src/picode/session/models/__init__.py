@@ -13,8 +13,12 @@ from picode.session._faces import lazy_names
 if TYPE_CHECKING:
     from picode.session.models.choice import ModelChoice, choose_model
     from picode.session.models.credentials import Credentials, MissingApiKeyError
+    from picode.session.models.keys import ApiKeyError, ForgottenKey, SavedKey
 
 _WHERE = {
+    "ApiKeyError": "keys",
+    "ForgottenKey": "keys",
+    "SavedKey": "keys",
     "Credentials": "credentials",
     "MissingApiKeyError": "credentials",
     "ModelChoice": "choice",
@@ -22,9 +26,12 @@ _WHERE = {
 }
 
 __all__ = [
+    "ApiKeyError",
     "Credentials",
+    "ForgottenKey",
     "MissingApiKeyError",
     "ModelChoice",
+    "SavedKey",
     "choose_model",
 ]
 

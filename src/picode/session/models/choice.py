@@ -52,8 +52,9 @@ def choose_model(
         variables = (*info.api_key_env, *info.login_env) if info is not None else ()
         names = " or ".join(variables) or "its API key"
         warnings.append(
-            f"No API key for {model.provider}: set {names} before starting picode, or pick "
-            "another model. Prompts will fail until then."
+            f"No API key for {model.provider}: set {names} before starting picode, save one"
+            f" with /login {model.provider} (picode login {model.provider}), or pick another"
+            " model. Prompts will fail until then."
         )
     return ModelChoice(model, asked, warnings)
 

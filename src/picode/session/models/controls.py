@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from picode.ai.models import Model, ThinkingLevel, next_thinking_level
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from picode.ai.models import ModelRegistry, ProviderInfo
     from picode.session.config.settings import Settings
     from picode.session.models.credentials import Credentials
+    from picode.session.models.keys import ForgottenKey, SavedKey
     from picode.session.store.recorder import SessionRecorder
 
 
@@ -81,6 +83,35 @@ class ModelControls:
     def has_key(self, model: Model) -> bool:
         """The model's provider has a key, or needs none."""
         return self._credentials.has_key(model)
+
+    @property
+    def api_key_file(self) -> Path:
+        """Where ``save_api_key`` keeps keys (mode 0600)."""
+        return self._credentials.auth.path
+
+    def check_key_provider(self, provider: str) -> None:
+        """Raise ``ApiKeyError`` (with the names it may have meant) unless picode knows
+        ``provider``: what to check before asking the person for a key."""
+        from picode.session.models.keys import check_provider
+
+        check_provider(self._registry, provider)
+
+    def save_api_key(self, provider: str, key: str) -> SavedKey:
+        """Keep ``key`` as ``provider``'s in picode's auth file (``/login``): the next request
+        carries it, unless a variable or config.toml gives a key first (``used_instead``).
+        Raises ``ApiKeyError``; nothing changed then."""
+        from picode.session.models.keys import save_api_key
+
+        credentials = self._credentials
+        return save_api_key(self._registry, credentials.auth, credentials.env, provider, key)
+
+    def forget_api_key(self, provider: str) -> ForgottenKey:
+        """Remove ``provider``'s key from picode's auth file (``/logout``). Raises
+        ``ApiKeyError``."""
+        from picode.session.models.keys import forget_api_key
+
+        credentials = self._credentials
+        return forget_api_key(self._registry, credentials.auth, credentials.env, provider)
 
     def base_url(self, model: Model) -> str | None:
         """Where requests for ``model`` go (an override from the environment or config wins)."""

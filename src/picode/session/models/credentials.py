@@ -58,8 +58,9 @@ class Credentials:
             return  # Bedrock, Vertex: another login may need no variable; the request says
         names = " or ".join(info.api_key_env)
         raise MissingApiKeyError(
-            f"No API key for {model.provider}. Set {names} (e.g. export {info.api_key_env[0]}=...)"
-            " or choose another model (--model; /model in the TUI)."
+            f"No API key for {model.provider}. Set {names} (e.g. export {info.api_key_env[0]}=...),"
+            f" save one with picode login {model.provider} (/login in the TUI), or choose another"
+            " model (--model; /model in the TUI)."
         )
 
     def base_url(self, model: Model) -> str | None:

@@ -68,6 +68,10 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("name", "Name this session", "<name>"),
     SlashCommand("copy", "Copy the last reply to the clipboard"),
     SlashCommand("export", "Export the session to HTML and Markdown", "[path]"),
+    SlashCommand(
+        "login", "Save an API key for the model's provider (or the one named)", "[provider]"
+    ),
+    SlashCommand("logout", "Remove a saved API key", "[provider]"),
     SlashCommand("mcp", "MCP servers: state, tools, errors; /mcp login|logout NAME"),
     SlashCommand("skills", "Show the skills found and where they come from"),
     SlashCommand("hotkeys", "Show the key bindings"),

@@ -24,6 +24,7 @@ from picode.tui.completion.commands import (
 )
 from picode.tui.controllers.command_error import CommandError, session_of
 from picode.tui.controllers.help import TemplateCommands, help_views
+from picode.tui.controllers.key_commands import KeyCommands
 from picode.tui.controllers.mcp_commands import McpCommands, McpPromptCommands
 from picode.tui.controllers.rewind_commands import RewindCommands
 from picode.tui.controllers.session_commands import SessionCommands
@@ -49,6 +50,7 @@ class CommandController:
         self.sessions = SessionCommands(host)
         self.rewinds = RewindCommands(host)
         self.skills = SkillCommands(host, self.registry)
+        keys = KeyCommands(host)
         handlers: dict[str, Handler] = {
             "model": self.model,
             "thinking": self.thinking,
@@ -67,6 +69,8 @@ class CommandController:
             "name": self.sessions.name,
             "copy": self.copy,
             "export": self.export,
+            "login": keys.login,
+            "logout": keys.logout,
             "mcp": McpCommands(host).run,
             "skills": self.skills.list,
             "hotkeys": self.hotkeys,
