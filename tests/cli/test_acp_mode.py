@@ -422,6 +422,7 @@ def test_a_missing_key_is_reported_as_authentication(picode: PicodeEnv) -> None:
     assert [var.name for var in env_method.vars] == ["ANTHROPIC_API_KEY"]
     assert "ANTHROPIC_API_KEY" in refused["message"]
     assert "ANTHROPIC_API_KEY" in failed["message"]
+    assert "picode login anthropic" in refused["message"]  # the way to the auth file
 
 
 def test_stop_reason_and_usage_come_from_the_reply(wire: WireServer, picode: PicodeEnv) -> None:

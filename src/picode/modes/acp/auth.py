@@ -65,7 +65,7 @@ def how_to_set_key(options: Any) -> str:
     if variables:
         places.append(f"{' or '.join(variables)} in the environment picode starts with")
     auth_file = options.paths.auth_file
-    places.append(f'{{"{model.provider}": {{"api_key": "..."}}}} in {auth_file}')
+    places.append(f"{auth_file} (run picode login {model.provider} in a terminal)")
     return (
         f"picode has no API key for {model.provider} (model {model.ref}). Put it in "
         + ", or ".join(places)
