@@ -44,22 +44,20 @@ def run_login_command(
         err.write(USAGE)
         return 2
     from picode.ai.untrusted import one_line
-    from picode.session.models.keys import ApiKeyError, forget_api_key, save_api_key
+    from picode.session.models.keys import (
+        ApiKeyError,
+        check_provider,
+        forget_api_key,
+        save_api_key,
+    )
 
     registry, auth, env, default_provider = _setting_up(err)
     provider = rest[0] if rest else default_provider
     try:
         if command == "logout":
             forgotten = forget_api_key(registry, auth, env, provider)
-            if forgotten.removed:
-                out.write(f"Removed the key for {provider} from {forgotten.path}.\n")
-            else:
-                out.write(f"{forgotten.path} holds no key for {provider}.\n")
-            if forgotten.still_from is not None:
-                err.write(f"picode logout: {provider} still has a key: {forgotten.still_from}.\n")
+            _tell(out, err, command, forgotten.said(), forgotten.warning())
             return 0
-        from picode.session.models.keys import check_provider
-
         check_provider(registry, provider)  # before the key is asked for
         key = (read_key or _read_key)(f"API key for {provider} (not shown): ")
         saved = save_api_key(registry, auth, env, provider, key)
@@ -69,13 +67,14 @@ def run_login_command(
     except (KeyboardInterrupt, EOFError):
         err.write(f"\npicode {command}: nothing was saved.\n")
         return 1
-    out.write(f"Saved the key for {provider} in {saved.path} (readable by you only).\n")
-    if saved.used_instead is not None:
-        err.write(
-            f"picode login: {saved.used_instead} gives {provider} a key before the saved one, "
-            "so requests still use that: remove it to use the key saved now.\n"
-        )
+    _tell(out, err, command, saved.said(), saved.warning())
     return 0
+
+
+def _tell(out: TextIO, err: TextIO, command: str, said: str, warning: str | None) -> None:
+    out.write(said + "\n")
+    if warning is not None:
+        err.write(f"picode {command}: {warning}\n")
 
 
 def _setting_up(err: TextIO) -> tuple[ModelRegistry, AuthStore, dict[str, str], str]:

@@ -30,6 +30,17 @@ class SavedKey:
     #: config.toml``); None when the saved key is the one requests carry.
     used_instead: str | None
 
+    def said(self) -> str:
+        return f"Saved the key for {self.provider} in {self.path} (readable by you only)."
+
+    def warning(self) -> str | None:
+        if self.used_instead is None:
+            return None
+        return (
+            f"{self.used_instead} gives {self.provider} a key before the saved one, so requests "
+            "still use that: remove it to use the key saved now."
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class ForgottenKey:
@@ -39,6 +50,16 @@ class ForgottenKey:
     removed: bool
     #: Where the provider's key still comes from, if anywhere.
     still_from: str | None
+
+    def said(self) -> str:
+        if self.removed:
+            return f"Removed the key for {self.provider} from {self.path}."
+        return f"{self.path} holds no key for {self.provider}."
+
+    def warning(self) -> str | None:
+        if self.still_from is None:
+            return None
+        return f"{self.provider} still has a key: {self.still_from}."
 
 
 def key_source(registry: ModelRegistry, env: Mapping[str, str], provider: str) -> str | None:

@@ -34,27 +34,20 @@ class KeyCommands:
             saved = session.save_api_key(provider, key)
         except ApiKeyError as exc:
             raise CommandError(str(exc)) from None
-        self.host.report(f"Saved the key for {provider} in {saved.path} (readable by you only).")
-        if saved.used_instead is not None:
-            self.host.report(
-                f"{saved.used_instead} gives {provider} a key before the saved one, so requests "
-                f"still use that: remove it to use the key saved now.",
-                "warning",
-            )
+        self._tell(saved.said(), saved.warning())
 
     async def logout(self, argument: str) -> None:
         session = session_of(self.host)
-        provider = _provider(session, argument)
         try:
-            forgotten = session.forget_api_key(provider)
+            forgotten = session.forget_api_key(_provider(session, argument))
         except ApiKeyError as exc:
             raise CommandError(str(exc)) from None
-        if forgotten.removed:
-            self.host.report(f"Removed the key for {provider} from {forgotten.path}.")
-        else:
-            self.host.report(f"{forgotten.path} holds no key for {provider}.")
-        if forgotten.still_from is not None:
-            self.host.report(f"{provider} still has a key: {forgotten.still_from}.", "warning")
+        self._tell(forgotten.said(), forgotten.warning())
+
+    def _tell(self, said: str, warning: str | None) -> None:
+        self.host.report(said)
+        if warning is not None:
+            self.host.report(warning, "warning")
 
 
 def _provider(session: AgentSession, argument: str) -> str:
