@@ -48,6 +48,7 @@ def test_unauthorized_exits_1_naming_the_key(
     assert result.stdout == ""
     assert "401" in result.stderr and "invalid x-api-key" in result.stderr
     assert (api.key_env or "[providers.local]") in result.stderr  # the hint says what to fix
+    assert "picode login" in result.stderr  # a key saved there may be the one refused
     assert "Traceback" not in result.stderr
     assert len(wire.requests) == 1  # an auth failure is not retried
 

@@ -183,9 +183,16 @@ def error_hint(message: str, session: Any) -> str | None:
     info = session.provider_info(model.provider)
     if message.startswith("401") or "unauthorized" in lowered or "api key" in lowered:
         variables = " or ".join(info.api_key_env) if info and info.api_key_env else None
+        saved = f"the key saved with picode login {model.provider}"
         if variables:
-            return f"check {variables} (or api_key in [providers.{model.provider}] of config.toml)"
-        return f"check the api_key / api_key_env of [providers.{model.provider}] in config.toml"
+            return (
+                f"check {variables} (or api_key in [providers.{model.provider}] of config.toml,"
+                f" or {saved})"
+            )
+        return (
+            f"check the api_key / api_key_env of [providers.{model.provider}] in config.toml,"
+            f" or {saved}"
+        )
     if message.startswith("404"):
         url = session.base_url(model)
         return f"check the model id '{model.id}' and the base URL {url}"
