@@ -99,3 +99,35 @@ def test_logout_removes_the_saved_key_and_names_one_that_remains(
             assert json.loads(session.api_key_file.read_text(encoding="utf-8")) == {}
 
     run(scenario())
+
+
+@pytest.mark.usefixtures("no_anthropic_key")
+def test_a_message_sent_without_a_key_asks_for_one_then_goes(tui: TuiHarness) -> None:
+    from dataclasses import replace
+
+    from picode.ai.providers.faux import text_turn
+
+    faux = tui.faux(text_turn("Hello with a key."))
+    faux.model = replace(faux.model, provider="anthropic")  # a provider that takes a key
+    app = tui.app(faux)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            session = (await opened(pilot)).session
+            assert session is not None
+            await send(pilot, "first question")
+            prompt = await screen_of(pilot, KeyPrompt)
+            assert "Your message needs a key for anthropic" in screen_text(app)
+            await pilot.press("escape")  # not now: the message waits in the editor
+            await wait_until(pilot, lambda: app.editor.text == "first question")
+            assert not session.messages and has_notice(app, "No API key for anthropic")
+            await pilot.press("enter")
+            prompt = await screen_of(pilot, KeyPrompt)
+            prompt.key_input.value = KEY  # as pasted
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: len(session.messages) == 2, what="the reply")
+            assert session.messages[-1].text == "Hello with a key."
+            assert app.editor.text == ""
+            assert faux.requests[0].options.api_key == KEY
+
+    run(scenario())

@@ -50,7 +50,7 @@ class CommandController:
         self.sessions = SessionCommands(host)
         self.rewinds = RewindCommands(host)
         self.skills = SkillCommands(host, self.registry)
-        keys = KeyCommands(host)
+        self.keys = keys = KeyCommands(host)
         handlers: dict[str, Handler] = {
             "model": self.model,
             "thinking": self.thinking,

@@ -24,17 +24,26 @@ class KeyCommands:
             session.check_key_provider(provider)
         except ApiKeyError as exc:
             raise CommandError(str(exc)) from None
+        await self.ask_and_save(session, provider)
+
+    async def ask_and_save(
+        self, session: AgentSession, provider: str, why: str | None = None
+    ) -> bool:
+        """Ask for ``provider``'s key and keep it; True once it is saved. ``why`` says what
+        asked (a message that needs it)."""
         from picode.tui.pickers.key_prompt import KeyPrompt
 
-        key = await self.host.push_screen_wait(KeyPrompt(provider, session.api_key_file))
+        key = await self.host.push_screen_wait(KeyPrompt(provider, session.api_key_file, why))
         if key is None:
             self.host.report(f"No key saved for {provider}.")
-            return
+            return False
         try:
             saved = session.save_api_key(provider, key)
         except ApiKeyError as exc:
-            raise CommandError(str(exc)) from None
+            self.host.report(str(exc), "warning")
+            return False
         self._tell(saved.said(), saved.warning())
+        return saved.used_instead is None
 
     async def logout(self, argument: str) -> None:
         session = session_of(self.host)

@@ -35,7 +35,15 @@ NO_SESSION_TEXT = (
 if TYPE_CHECKING:
     # Only for the type checker: a Protocol class costs instructions to create, on
     # the way to the first frame.
+    class KeyAsker(Protocol):
+        async def ask_and_save(
+            self, session: AgentSession, provider: str, why: str | None = None
+        ) -> bool: ...
+
     class CommandRunner(Protocol):
+        @property
+        def keys(self) -> KeyAsker: ...
+
         def try_run(self, text: str) -> bool: ...
 
     class SubmitHost(Reporter, Protocol):
@@ -182,12 +190,32 @@ class Submitter:
         except AgentBusyError:
             session.steer(text, attachments)
         except Exception as exc:
+            if await self._key_given(session, exc):
+                await self._prompt(session, text, follow_up)  # sent as it was meant to be
+                return
             log.debug("prompt failed", exc_info=True)
             host.report(str(exc) or type(exc).__name__, "error")
             if router.user_messages == seen_before:
                 # Nothing was sent: give the text back rather than lose it.
                 host.editor.insert_before([text])
                 router.show_notes_for_message()
+
+    async def _key_given(self, session: AgentSession, error: Exception) -> bool:
+        """A message refused for want of a key its provider takes: ask for one, and say
+        whether it is there now. (A missing endpoint is not a key: that is only reported.)"""
+        from picode.session.models import MissingApiKeyError
+
+        model = session.model
+        info = session.provider_info(model.provider)
+        if not isinstance(error, MissingApiKeyError) or info is None or not info.needs_key:
+            return False
+        if session.has_key(model):
+            return False  # what is missing is elsewhere (an endpoint's address)
+        why = (
+            f"Your message needs a key for {model.provider}, and none is set. Paste one to keep it"
+            f" for next time and send the message; esc leaves the message in the editor."
+        )
+        return await self._host.commands.keys.ask_and_save(session, model.provider, why)
 
 
 def _queue(

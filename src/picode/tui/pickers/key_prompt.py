@@ -35,13 +35,16 @@ class KeyPrompt(ModalScreen[str | None]):
     KeyPrompt #key-input {
         border: none;
         height: 1;
-        padding: 0;
+        padding: 0 1;
         margin: 1 0;
-        background: $surface;
+        background: $background;
     }
     KeyPrompt #key-input:focus {
         border: none;
         background-tint: transparent;
+    }
+    KeyPrompt #key-why {
+        margin-top: 1;
     }
     KeyPrompt #key-hint {
         color: $text-muted;
@@ -52,9 +55,11 @@ class KeyPrompt(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", show=False),
     ]
 
-    def __init__(self, provider: str, where: Path) -> None:
+    def __init__(self, provider: str, where: Path, why: str | None = None) -> None:
         super().__init__()
         self.provider = provider
+        #: What asked for the key (a message sent without one), said above the box.
+        self.why = why
         self.key_input = Input(
             placeholder="Paste or type the key…", password=True, id="key-input", compact=True
         )
@@ -67,6 +72,8 @@ class KeyPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="key-box"):
             yield Static(f"API key for {self.provider}", id="key-title", markup=False)
+            if self.why:
+                yield Static(self.why, id="key-why", markup=False)
             yield self.key_input
             yield self.hint
 
