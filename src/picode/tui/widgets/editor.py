@@ -190,6 +190,13 @@ class PromptEditor(TextArea):
     async def _on_paste(self, event: events.Paste) -> None:
         # Terminals and tmux send line breaks in a paste as CR: the model must get LF.
         text = event.text = normalise_newlines(event.text)
+        if _may_be_dropped_files(text) and (mentions := _dropped_images(text)) is not None:
+            # Files dragged into the terminal: sent with the message, as @path sends them.
+            event.stop()
+            event.prevent_default()
+            start, end = self.selection
+            self.replace(mentions, start, end)
+            return
         lines = text.count("\n") + 1
         if len(text) <= LARGE_PASTE_CHARS and lines <= LARGE_PASTE_LINES:
             return  # TextArea's own handler inserts it (the normalised text)
@@ -251,3 +258,15 @@ def _size(text: str) -> str:
     if size < 1024 * 1024:
         return f"{size / 1024:.0f} kB"
     return f"{size / (1024 * 1024):.1f} MB"
+
+
+def _may_be_dropped_files(text: str) -> bool:
+    """Could this paste be dropped files' paths (absolute, perhaps quoted, or file://)?"""
+    start = text.lstrip()[:7]
+    return start[:1] in ("/", "'", '"', "~") or start == "file://"
+
+
+def _dropped_images(text: str) -> str | None:
+    from picode.tui.dropped_files import dropped_images  # the first paths pasted load it
+
+    return dropped_images(text)
