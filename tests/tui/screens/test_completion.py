@@ -51,6 +51,8 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "name",
         "copy",
         "export",
+        "login",
+        "logout",
         "mcp",
         "skills",
         "hotkeys",
@@ -130,7 +132,7 @@ def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> No
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 25
+    assert len(BUILTIN_COMMANDS) == 27
 
 
 # --- triggers -----------------------------------------------------------------------------
