@@ -291,6 +291,7 @@ def quick_view(args: argparse.Namespace) -> QuickView:
         keymap_file=paths.keymap_file,
         sessions_dir=paths.sessions_dir,
         exports_dir=paths.exports_dir,
+        pasted_dir=paths.pasted_dir,
         pick_session=args.resume == "",
     )
 

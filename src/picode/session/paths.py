@@ -27,6 +27,11 @@ class Paths:
         return self.data_dir / "exports"
 
     @property
+    def pasted_dir(self) -> Path:
+        """Where an image pasted from the clipboard (``ctrl+v``) is kept to be attached."""
+        return self.data_dir / "pasted"
+
+    @property
     def auth_file(self) -> Path:
         return self.config_dir / "auth.json"
 

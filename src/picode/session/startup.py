@@ -36,5 +36,7 @@ class QuickView:
     sessions_dir: Path
     #: Where ``/export`` writes by default.
     exports_dir: Path
+    #: Where an image pasted with ctrl+v is kept to be attached.
+    pasted_dir: Path
     #: ``-r`` without an id: the app shows the session picker first.
     pick_session: bool = False

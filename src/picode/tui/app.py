@@ -331,6 +331,11 @@ class PicodeApp(App[int]):
     def on_prompt_editor_submitted(self, message: PromptEditor.Submitted) -> None:
         self.submitter.submit(message.text, message.follow_up)
 
+    def on_prompt_editor_paste_requested(self, _message: PromptEditor.PasteRequested) -> None:
+        from picode.tui.controllers.paste_image import paste_image
+
+        self.run_worker(paste_image(self), exit_on_error=False)
+
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.editor and self.completion is not None:
             self.completion.update()
@@ -467,13 +472,10 @@ class PicodeApp(App[int]):
             self.editor.focus()
 
     def action_external_editor(self) -> None:
-        # Through the editor's queue: keys typed just before Ctrl+G are still waiting there.
-        self.editor.call_later(self._edit_externally)
-
-    def _edit_externally(self) -> None:
         from picode.tui.controllers.step_aside import edit_externally
 
-        edit_externally(self)
+        # Through the editor's queue: keys typed just before Ctrl+G are still waiting there.
+        self.editor.call_later(partial(edit_externally, self))
 
     def action_suspend(self) -> None:
         from picode.tui.controllers.step_aside import suspend_if_still_empty

@@ -58,6 +58,8 @@ class TuiConfig:
     sessions_dir: Path | None = None
     #: Where ``/export`` writes without a folder; None: the session's folder.
     exports_dir: Path | None = None
+    #: Where an image pasted with ctrl+v is kept; None: images are not pasted.
+    pasted_dir: Path | None = None
     #: What the folder's ``.picode/`` holds that needs trust; None: nothing is asked.
     assess_trust: Callable[[], ProjectTrust] | None = None
     #: The trust settled before the first session opened (the person's answer included).
@@ -82,6 +84,7 @@ class TuiConfig:
             keymap_file=options.paths.keymap_file,
             sessions_dir=options.paths.sessions_dir,
             exports_dir=options.paths.exports_dir,
+            pasted_dir=options.paths.pasted_dir,
             pick_session=options.session == "pick",
         )
         return cls.deferred(view, lambda _trust: Prepared(dataclasses.replace(options), []))
@@ -121,6 +124,7 @@ class TuiConfig:
             keymap_file=view.keymap_file,
             sessions_dir=view.sessions_dir,
             exports_dir=view.exports_dir,
+            pasted_dir=view.pasted_dir,
             pick_session=view.pick_session,
         )
         return config

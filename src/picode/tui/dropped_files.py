@@ -36,9 +36,14 @@ def dropped_images(text: str) -> str | None:
         path = _dropped_path(word)
         if path is None or not _is_image(path):
             return None
-        shown = str(path)
-        mentions.append(f'@"{shown}"' if any(c.isspace() for c in shown) else f"@{shown}")
+        mentions.append(mention(path))
     return " ".join(mentions) + " "
+
+
+def mention(path: Path) -> str:
+    """``path`` as an ``@`` mention (quoted when it has spaces, as completion writes it)."""
+    shown = str(path)
+    return f'@"{shown}"' if any(c.isspace() for c in shown) else f"@{shown}"
 
 
 def _dropped_path(word: str) -> Path | None:

@@ -196,6 +196,7 @@ EDITOR_KEYS: tuple[tuple[str, str], ...] = (
     ("@", "complete a file path"),
     ("!cmd", "run a shell command and add its output to the context (!!cmd: show only)"),
     ("ctrl+z", "undo, while the editor has text (suspends picode when it is empty)"),
+    ("ctrl+v", "attach the clipboard's image (a screenshot)"),
 )
 
 

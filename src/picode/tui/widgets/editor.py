@@ -57,6 +57,9 @@ class PromptEditor(TextArea):
             #: Alt+Enter: wait until the agent is done instead of steering it.
             self.follow_up = follow_up
 
+    class PasteRequested(Message):
+        """ctrl+v: the app looks for an image on the system clipboard first."""
+
     def __init__(self, *, placeholder: str = "") -> None:
         super().__init__(
             "",
@@ -206,6 +209,15 @@ class PromptEditor(TextArea):
         self.pastes[placeholder] = text
         start, end = self.selection
         self.replace(placeholder, start, end)
+
+    def action_paste(self) -> None:
+        # Terminals paste text themselves (a bracketed paste); ctrl+v reaching here may
+        # mean an image on the clipboard, which only the app can fetch.
+        self.post_message(self.PasteRequested())
+
+    def paste_app_clipboard(self) -> None:
+        """What ctrl+v does without an image: Textual's own clipboard (text copied here)."""
+        super().action_paste()
 
     def _consume(self, event: events.Key) -> None:
         event.stop()
