@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from picode.agent.tool import AgentTool
     from picode.ai.abort import AbortController
     from picode.ai.types import Message
+    from picode.session.context_usage import ContextUsage
     from picode.session.extensions.loader import Command, ExtensionHost
     from picode.session.mcp.manager import McpManager
     from picode.session.mcp.status import McpServerStatus
@@ -107,3 +108,38 @@ class SessionView:
     def tool(self, name: str) -> AgentTool | None:
         """The tool of that name the model can call now, if any."""
         return next((tool for tool in self._agent.state.tools if tool.name == name), None)
+
+    def context_usage(self) -> ContextUsage:
+        """What fills the model's context now: the total the session measures and its parts,
+        estimated (``/context``; ``session/context_usage.py``)."""
+        from picode.session.context_usage import measure_context
+        from picode.session.skills import skills_prompt
+        from picode.session.system_prompt import find_context_files
+
+        state, options = self._agent.state, self._options
+        parts = [
+            (_shown(item.path, self.cwd), f"## {item.path}\n\n{item.content.strip()}")
+            for item in find_context_files(self.cwd, options.paths.config_dir, [])
+            if item.content
+        ]
+        if skill_list := skills_prompt(self._skills.skills, [tool.name for tool in state.tools]):
+            parts.append((f"skills ({len(self._skills.skills)})", skill_list))
+        window = state.model.context_window
+        compaction = options.settings.compaction
+        return measure_context(
+            system_prompt=state.system_prompt,
+            prompt_parts=parts,
+            tools=state.tools,
+            messages=state.messages,
+            window=window,
+            in_use=self.context_tokens,
+            compacts_at=window - compaction.reserve_tokens if compaction.enabled else None,
+        )
+
+
+def _shown(path: Path, cwd: Path) -> str:
+    """A context file as a person locates it: from the project, else from home."""
+    for base, prefix in ((cwd, ""), (Path.home(), "~/")):
+        if path.is_relative_to(base):
+            return prefix + str(path.relative_to(base))
+    return str(path)

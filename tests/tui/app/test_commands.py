@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -57,6 +58,28 @@ def test_session_shows_file_id_counts_tokens_and_cost(tui: TuiHarness) -> None:
             assert "in 1,200 · out 30" in text
             assert "$0.004" in text  # 1,200 × $3/Mtok + 30 × $15/Mtok
             assert app.editor.text == ""
+
+    run(scenario())
+
+
+def test_context_shows_what_fills_the_window_part_by_part(tui: TuiHarness) -> None:
+    (tui.cwd / "AGENTS.md").write_text("Use pytest.\n", encoding="utf-8")
+    app = tui.app(tui.faux(text_turn("Hello there.", usage=(1200, 30))))
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await opened(pilot)
+            await _turn(pilot, "hi")
+            await send(pilot, "/context")
+            await wait_until(pilot, lambda: _info(app, "Context") is not None)
+            text = _info(app, "Context").plain  # type: ignore[union-attr]
+            window = app.session.context_window
+            assert f"a window of {window:,} tokens" in text
+            assert re.search(rf"In use +~{app.session.context_tokens:,} ", text)
+            for part in ("picode's instructions", "AGENTS.md ", "tool definitions"):
+                assert part in text
+            assert "your messages" in text and "replies" in text and "free" in text
+            assert "compacts above" in text
 
     run(scenario())
 

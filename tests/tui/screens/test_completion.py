@@ -48,6 +48,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "label",
         "compact",
         "session",
+        "context",
         "name",
         "copy",
         "export",
@@ -68,7 +69,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
 
 def test_complete_prefers_prefixes_then_names_containing_the_text() -> None:
     registry = CommandRegistry()
-    assert [c.name for c in registry.complete("/co")] == ["compact", "copy"]
+    assert [c.name for c in registry.complete("/co")] == ["compact", "context", "copy"]
     assert [c.name for c in registry.complete("t")] == ["thinking", "theme", "tree", "trust"]
     assert [c.name for c in registry.complete("ort")] == ["export"]
     assert [c.name for c in registry.complete("SES")] == ["session"]
@@ -132,7 +133,7 @@ def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> No
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 27
+    assert len(BUILTIN_COMMANDS) == 28
 
 
 # --- triggers -----------------------------------------------------------------------------

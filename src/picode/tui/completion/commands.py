@@ -65,6 +65,7 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
         "compact", "Summarise older messages to free context", "[--keep N] [instructions]"
     ),
     SlashCommand("session", "Show the session's file, id, messages and cost"),
+    SlashCommand("context", "Show what fills the context window, part by part"),
     SlashCommand("name", "Name this session", "<name>"),
     SlashCommand("copy", "Copy the last reply to the clipboard"),
     SlashCommand("export", "Export the session to HTML and Markdown", "[path]"),

@@ -66,6 +66,7 @@ class CommandController:
             "label": self.rewinds.label,
             "compact": self.sessions.compact,
             "session": self.sessions.info,
+            "context": self.context,
             "name": self.sessions.name,
             "copy": self.copy,
             "export": self.export,
@@ -170,6 +171,11 @@ class CommandController:
 
     def session_or_error(self) -> AgentSession:
         return session_of(self.host)
+
+    async def context(self, _argument: str) -> None:
+        from picode.tui.controllers.context_command import context_lines
+
+        self.host.transcript.add(InfoView("Context", context_lines(self.session_or_error())))
 
     # --- model and thinking --------------------------------------------------------------
 
