@@ -24,7 +24,7 @@ from picode.tui.controllers.quit import QuitController
 from picode.tui.controllers.shell import ShellRunner
 from picode.tui.controllers.submit import Submitter
 from picode.tui.themes import default_tokens, initial_theme, load_themes
-from picode.tui.widgets.editor_placeholder import EditorPlaceholder
+from picode.tui.widgets.editor_placeholder import EditorPlaceholder, after_typed_keys
 from picode.tui.widgets.footer import (
     FooterInfo,
     InfoFooter,
@@ -384,17 +384,7 @@ class PicodeApp(App[int]):
         self._after_typed_keys(self.quitter.clear_or_quit)
 
     def _after_typed_keys(self, callback: Callable[[], object]) -> None:
-        """Run ``callback`` once the editor has taken the keys read before this one.
-
-        Keys read together ("abc" + ctrl+d) reach the editor one message at a time, while a
-        priority binding runs at once: acting on the editor's content then would see it
-        without the keys typed just before."""
-        keepers = [p for p in self.query(EditorPlaceholder) if not p.handed_over]
-        # Behind those keys in the queue of the widget they were routed to.
-        if keepers:
-            keepers[0].call_later(keepers[0].after_pending, callback)
-        elif not self.editor.call_later(callback):
-            callback()
+        after_typed_keys(self, self.editor, callback)
 
     def selected_text(self) -> str:
         if self.editor.selected_text:

@@ -8,12 +8,16 @@ typed or pasted before the editor takes its place, for the editor, in order.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual import events
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
 
 
 class EditorPlaceholder(Static, can_focus=True):
@@ -107,3 +111,17 @@ def fit_placeholder(text: str, width: int) -> str:
         if kept and cell_len(shorter) <= width:
             return shorter
     return head
+
+
+def after_typed_keys(root: DOMNode, editor: Widget, callback: Callable[[], object]) -> None:
+    """Run ``callback`` once ``editor`` has taken the keys read before this one.
+
+    Keys read together ("abc" + ctrl+d) reach the editor one message at a time, while a
+    priority binding runs at once: acting on the editor's content then would see it
+    without the keys typed just before. Before the editor is up they wait in the
+    placeholder: the callback goes behind them there."""
+    keepers = [p for p in root.query(EditorPlaceholder) if not p.handed_over]
+    if keepers:
+        keepers[0].call_later(keepers[0].after_pending, callback)
+    elif not editor.call_later(callback):
+        callback()
