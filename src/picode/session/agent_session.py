@@ -71,12 +71,12 @@ from picode.session.safety.controls import SafetyControls
 from picode.session.safety.plan_mode import PlanControls, PlanState
 from picode.session.safety.secrets import redact_tool_result
 from picode.session.seams import SessionSeams
-from picode.session.skills import open_skills, skills_prompt
+from picode.session.skills import open_skills
 from picode.session.store.conversation import StoredConversation
 from picode.session.store.recorder import SessionRecorder
 from picode.session.subagents.tool import offer_task_tool
 from picode.session.switching import SessionSwitching, saved_choices
-from picode.session.system_prompt import build_system_prompt, first_line
+from picode.session.system_prompt import session_system_prompt
 from picode.session.todos import TodoControls, todo_text, todos_from
 from picode.session.usage import SessionUsage
 from picode.session.view import SessionView
@@ -221,18 +221,7 @@ class AgentSession(
             self._emit_soon(McpServersChanged(self._mcp.statuses()))
 
     def _system_prompt(self, tools: Sequence[AgentTool]) -> str:
-        summaries = [(tool.name, first_line(tool.description)) for tool in tools]
-        problems: list[str] = []
-        prompt = build_system_prompt(
-            cwd=self.cwd,
-            config_dir=self._options.paths.config_dir,
-            tools=summaries,
-            override=self._options.system_prompt,
-            append=self._options.append_system_prompt,
-            project_trusted=self._options.project_trusted,
-            problems=problems,
-            skills=skills_prompt(self._skills.skills, dict(summaries)),
-        )
+        prompt, problems = session_system_prompt(self._options, tools, self._skills.skills)
         for problem in problems:
             self.notify(problem, "warning", "context")
         return prompt

@@ -19,6 +19,12 @@ import platform
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from picode.agent.tool import AgentTool
+    from picode.session.options import SessionOptions
+    from picode.session.skills.discovery import Skill
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_CONTEXT_FILE_BYTES = 256 * 1024
@@ -167,6 +173,28 @@ def build_system_prompt(
         f"Current date: {date}\nCurrent working directory: {cwd}\nPlatform: {platform.system()}"
     )
     return "\n\n".join(parts)
+
+
+def session_system_prompt(
+    options: SessionOptions, tools: Sequence[AgentTool], skills: Sequence[Skill]
+) -> tuple[str, list[str]]:
+    """The prompt a session opens with, from its options, tools and skills; and what to
+    tell the person (context files cut short or left out)."""
+    from picode.session.skills import skills_prompt
+
+    summaries = [(tool.name, first_line(tool.description)) for tool in tools]
+    problems: list[str] = []
+    prompt = build_system_prompt(
+        cwd=options.cwd,
+        config_dir=options.paths.config_dir,
+        tools=summaries,
+        override=options.system_prompt,
+        append=options.append_system_prompt,
+        project_trusted=options.project_trusted,
+        problems=problems,
+        skills=skills_prompt(skills, dict(summaries)),
+    )
+    return prompt, problems
 
 
 def first_line(text: str) -> str:
