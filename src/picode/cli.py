@@ -26,9 +26,11 @@ examples:
   picode mcp list                        MCP servers from config.toml (docs/mcp.md)
   picode mcp add NAME -- CMD ARGS...     add a stdio MCP server to your config.toml
   picode mcp login NAME                  log in to an HTTP MCP server (OAuth, browser)
+  picode login [PROVIDER]                save an API key in picode's auth file (logout: remove)
 
 keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY), and the
-presets' own (OPENROUTER_API_KEY, GROQ_API_KEY, ...; --list-models shows which are set);
+presets' own (OPENROUTER_API_KEY, GROQ_API_KEY, ...; --list-models shows which are set),
+or one saved with picode login;
 base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL, <PRESET>_BASE_URL;
 local servers (ollama, lmstudio, llamacpp, vllm) need no key;
 PICODE_HOME=<dir> keeps config, sessions and cache under one folder.
