@@ -174,3 +174,24 @@ def test_a_prompt_sent_right_after_agent_end_is_never_refused_as_busy(
         assert child.wait() == 0
     finally:
         child.stop()
+
+
+def test_get_context_says_what_fills_the_window(
+    api: ApiDriver, wire: WireServer, picode: PicodeEnv
+) -> None:
+    (picode.project / "AGENTS.md").write_text("Run the tests first.\n", encoding="utf-8")
+    wire.enqueue(api.text("A short answer."))
+    child = picode.start("--mode", "rpc", "--model", api.model)
+    try:
+        child.send({"type": "prompt", "message": "a question"})
+        assert child.response("prompt")["success"]
+        child.event("agent_end")
+        child.send({"type": "get_context", "id": "c"})
+        data = child.response("get_context")["data"]
+        parts = {part["label"]: part["tokens"] for part in data["parts"]}
+        assert data["window"] > data["in_use"] > 0
+        assert data["compacts_at"] < data["window"]
+        assert parts["AGENTS.md"] > 0 and parts["your messages"] > 0 and parts["replies"] > 0
+        assert data["largest_results"] == []  # no tool ran
+    finally:
+        child.stop()

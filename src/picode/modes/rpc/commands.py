@@ -317,6 +317,22 @@ async def get_todos(server: RpcServer, command: dict[str, Any]) -> Any:
     return {"todos": [todo.as_record() for todo in server.session.todos]}
 
 
+async def get_context(server: RpcServer, command: dict[str, Any]) -> Any:
+    """What fills the context window, part by part (as ``/context`` shows it): the total the
+    session measures, the estimated parts, the largest tool results."""
+    usage = server.session.context_usage()
+    return {
+        "window": usage.window,
+        "in_use": usage.in_use,
+        "compacts_at": usage.compacts_at,
+        "parts": [{"label": part.label, "tokens": part.tokens} for part in usage.shares],
+        "largest_results": [
+            {"tool": result.tool, "arguments": result.arguments, "tokens": result.tokens}
+            for result in usage.largest
+        ],
+    }
+
+
 async def get_messages(server: RpcServer, command: dict[str, Any]) -> Any:
     return {"messages": [message_to_dict(m) for m in server.session.messages]}
 
@@ -384,6 +400,7 @@ HANDLERS: dict[str, Handler] = {
     "get_mcp": get_mcp,
     "get_commands": get_commands,
     "get_todos": get_todos,
+    "get_context": get_context,
 }
 
 #: Commands answered when their work is done, while later commands are read meanwhile.
