@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from picode.agent.tool import AgentTool
-from picode.ai.builder import IMAGE_CHARS, tokens_for_chars
+from picode.ai.builder import message_chars, tokens_for_chars
 from picode.ai.types import (
     AssistantMessage,
-    ImageContent,
     Message,
     TextContent,
     ThinkingContent,
@@ -88,9 +87,9 @@ def measure_context(
     results: list[LargeResult] = []
     for message in messages:
         if isinstance(message, UserMessage):
-            chars["your messages"] += _content_chars(message.content)
+            chars["your messages"] += message_chars(message)
         elif isinstance(message, ToolResultMessage):
-            size = _content_chars(message.content)
+            size = message_chars(message)
             chars["tool results"] += size
             call = calls.get(message.tool_call_id)
             arguments = call.arguments if call is not None else {}
@@ -107,13 +106,3 @@ def measure_context(
     shares += [ContextShare(label, tokens_for_chars(size)) for label, size in chars.items()]
     largest = sorted(results, key=lambda result: result.tokens, reverse=True)[:LARGEST_RESULTS]
     return ContextUsage(window, in_use, tuple(shares), tuple(largest), compacts_at)
-
-
-def _content_chars(content: str | Sequence[Any]) -> int:
-    if isinstance(content, str):
-        return len(content)
-    return sum(
-        len(block.text) if isinstance(block, TextContent) else IMAGE_CHARS
-        for block in content
-        if isinstance(block, TextContent | ImageContent)
-    )
