@@ -104,6 +104,7 @@ def test_approvals_are_asked_over_rpc(wire: WireServer, picode: PicodeEnv) -> No
         assert "denied.txt" in first["preview"]
         # The session itself asks, not a subagent.
         assert first["origin"] is None and first["origin_call_id"] is None
+        assert first["always_means"] == "every write call"
         child.send(
             {
                 "type": "approve",

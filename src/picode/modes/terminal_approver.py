@@ -55,6 +55,8 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
         name = one_line(request.tool_name)
         who = request.asker or "picode"
         _write(fd, f"\n{who} wants to run {name}{why}:\n{request.preview}\n")
+        if request.always_means:
+            _write(fd, f"([a]lways: {one_line(request.always_means, 80)}, for this run)\n")
         while True:
             _write(fd, "Allow? [y]es / [a]lways / [n]o (optionally: n <reason>): ")
             answer = _read_line(fd)

@@ -1,6 +1,7 @@
 """The inline approval prompt for bash / write / edit calls (approval mode, docs/security.md).
 
-y yes · a always (this session) · n no, then a reason and Enter · Esc no, and stop the turn.
+y yes · a always (this session; for a command, those that start like it) · n no, then a
+reason and Enter · Esc no, and stop the turn.
 Keys arriving before the prompt has been on screen for ``ARM_DELAY_S`` are ignored: they
 were typed for the editor before the prompt appeared, not as an answer to it.
 
@@ -201,7 +202,13 @@ class ApprovalPrompt(ArmedPrompt[ApprovalDecision]):
         self.reason_input = Input(placeholder="Why not? (Enter to send)", id="approval-reason")
 
     def key_meanings(self) -> tuple[tuple[str, str], ...]:
-        return _KEYS if self.request.escalation is None else _ESCALATION_KEYS
+        if self.request.escalation is not None:
+            return _ESCALATION_KEYS
+        if self.request.always_means is None:
+            return _KEYS
+        # The model's words (a command's first ones): spelled out, one line.
+        always = f"always for {one_line(self.request.always_means, 60)} (this session)"
+        return (_KEYS[0], ("a", always), *_KEYS[2:])
 
     def compose(self) -> ComposeResult:
         yield Static(Content(title_for(self.request)), id="approval-title")

@@ -206,3 +206,29 @@ def test_policy_never_still_asks_before_writing_the_projects_picode_folder(
             assert not (tui.cwd / ".picode").exists()
 
     run(scenario())
+
+
+def test_always_says_which_commands_it_covers_and_holds_for_those_only(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux(*_bash_turns("git status", "git status -s", "git log")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(140, 30)) as pilot:
+            await opened(pilot)
+            await send(pilot, "look")
+            prompt = await _prompt(pilot)
+            keys = str(prompt.query_one("#approval-keys", Static).content)
+            assert "always for commands starting with `git status` (this session)" in keys
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("a")
+            # `git status -s` is covered; `git log` is asked about.
+            await wait_until(pilot, lambda: len(_results(app)) == 2, what="two commands run")
+            prompt = await _prompt(pilot)
+            assert "git log" in _preview_text(prompt)
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not app.session.is_running, what="the end")
+            assert len(_results(app)) == 3
+
+    run(scenario())

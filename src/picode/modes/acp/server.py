@@ -41,6 +41,7 @@ from acp.stdio import stdio_streams
 
 from picode.agent.events import ToolExecutionEnd, ToolExecutionStart
 from picode.ai.types import AssistantMessage
+from picode.ai.untrusted import one_line
 from picode.modes.acp import plan_approval, session_config
 from picode.modes.acp.auth import auth_methods, require_key
 from picode.modes.acp.changes import CHANGING_TOOLS, FileChanges
@@ -372,7 +373,7 @@ class PicodeAcpAgent:
         # Updates sent before the ask must reach the client first (the call it is about).
         await self.outbox.flush()
         response = await self.conn.request_permission(
-            session_id=hosted.session_id, tool_call=tool_call, options=PERMISSION_OPTIONS
+            session_id=hosted.session_id, tool_call=tool_call, options=_options_for(request)
         )
         chosen = getattr(response.outcome, "option_id", None)
         if chosen in ("yes", "always"):
@@ -456,6 +457,18 @@ class PicodeAcpAgent:
         if hosted is not None and hosted.prompting:
             hosted.cancelled = True
             hosted.session.abort()
+
+
+def _options_for(request: ApprovalRequest) -> list[PermissionOption]:
+    """The choices, "Allow always" saying what it covers (a command: those like it)."""
+    if not request.always_means:
+        return PERMISSION_OPTIONS
+    always = f"Allow always: {one_line(request.always_means, 60)}"
+    return [
+        PERMISSION_OPTIONS[0],
+        PERMISSION_OPTIONS[1].model_copy(update={"name": always}),
+        *PERMISSION_OPTIONS[2:],
+    ]
 
 
 def _set(event: asyncio.Event) -> asyncio.Event:

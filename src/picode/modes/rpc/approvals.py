@@ -40,6 +40,7 @@ class RpcApprovals:
             "protected": request.protected,
             "origin": request.origin,
             "origin_call_id": request.origin_call_id,
+            "always_means": request.always_means,
         }
         return await self._approvals.ask(self._approvals.new_id(), event)
 

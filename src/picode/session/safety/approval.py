@@ -20,6 +20,7 @@ from typing import Any, Literal, get_args
 from picode.agent.home_paths import KEY_LOCATIONS, SHELL_STARTUP_FILES
 from picode.ai.untrusted import one_line, visible
 from picode.session.paths import Paths, project_dir
+from picode.session.safety.command_scope import CommandScope, command_scope
 
 ApprovalPolicy = Literal["never", "edits", "all"]
 #: From the least asked to the most.
@@ -49,6 +50,9 @@ class ApprovalRequest:
     origin: str | None = None
     #: With ``origin``: the parent's ``task`` call that runs that subagent.
     origin_call_id: str | None = None
+    #: What "always" approves for the rest of the conversation: the tool ("every write"),
+    #: or for a command the commands that start the same way (``command_scope``).
+    always_means: str | None = None
 
     @property
     def asker(self) -> str | None:
@@ -100,6 +104,8 @@ class ApprovalGate:
         self.approver = approver
         self.protected = protected
         self._always: set[str] = set()
+        #: The commands "always" was said to, each as the commands it covers.
+        self._commands: list[CommandScope] = []
         #: MCP tools as the session offers them now, less those approved in the config.
         self.gated_as_all: frozenset[str] = frozenset()
         #: Who is asked to let a command the sandbox blocked run outside it; None: nobody
@@ -113,6 +119,7 @@ class ApprovalGate:
         ``/fork``) starts asking again, and the sandbox takes back the network it was given
         for the conversation."""
         self._always.clear()
+        self._commands.clear()
         for sandbox in self.sandboxes:
             sandbox.network_for_session = False
 
@@ -141,18 +148,30 @@ class ApprovalGate:
             return None
         if hook != "ask" and not self.needs_approval(tool_name):
             return None
+        command = args.get("command") if tool_name == "bash" else None
+        scope = command_scope(command) if isinstance(command, str) else None
+        if hook != "ask" and isinstance(command, str) and self._said_always(command):
+            return None
         cwd = self.protected.cwd if self.protected else None
         preview = preview_for(tool_name, args, cwd=cwd)
-        decision = await self.approver(
-            ApprovalRequest(call_id, tool_name, args, preview, **_origin())
+        always = scope.describe() if scope is not None else f"every {tool_name} call"
+        request = ApprovalRequest(
+            call_id, tool_name, args, preview, always_means=always, **_origin()
         )
+        decision = await self.approver(request)
         if decision.kind == "always":
-            self._always.add(tool_name)
+            if scope is not None:
+                self._commands.append(scope)
+            else:
+                self._always.add(tool_name)
             return None
         if decision.kind == "yes":
             return None
         reason = (decision.reason or "").strip()
         return f"The user denied this {tool_name} call" + (f": {reason}" if reason else ".")
+
+    def _said_always(self, command: str) -> bool:
+        return any(said.covers(command) for said in self._commands)
 
     async def escalate(
         self, command: str, blocked: str
