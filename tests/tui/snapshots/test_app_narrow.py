@@ -17,7 +17,7 @@ NARROW = (60, 20)
 def fixed_system_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
     # The real prompt names the temporary cwd and today's date; token estimates would vary.
     monkeypatch.setattr(
-        "picode.session.agent_session.build_system_prompt", lambda **_: "You are picode."
+        "picode.session.system_prompt.build_system_prompt", lambda **_: "You are picode."
     )
 
 

@@ -26,7 +26,7 @@ from tests.tui.conftest import SIZE, TuiHarness, press_now, type_text, wait_unti
 def pinned(monkeypatch: pytest.MonkeyPatch) -> None:
     # The real prompt names the temporary cwd and today's date; token estimates would vary.
     monkeypatch.setattr(
-        "picode.session.agent_session.build_system_prompt", lambda **_: "You are picode."
+        "picode.session.system_prompt.build_system_prompt", lambda **_: "You are picode."
     )
     for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
