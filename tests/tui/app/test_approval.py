@@ -232,3 +232,36 @@ def test_always_says_which_commands_it_covers_and_holds_for_those_only(
             assert len(_results(app)) == 3
 
     run(scenario())
+
+
+def test_permissions_lists_what_always_covers_and_clear_asks_again(tui: TuiHarness) -> None:
+    app = tui.app(tui.faux(*_bash_turns("git status", "git status")), settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(140, 30)) as pilot:
+            session = (await opened(pilot)).session
+            assert session is not None
+            await send(pilot, "/permissions")
+            await wait_until(pilot, lambda: _info_text(app) is not None)
+            assert "nothing yet" in _info_text(app)  # type: ignore[operator]
+            await send(pilot, "look")
+            await _prompt(pilot)
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("a")
+            await wait_until(pilot, lambda: not session.is_running, what="the end")
+            assert session.approvals_granted == ["commands starting with `git status`"]
+            await send(pilot, "/permissions")
+            await wait_until(pilot, lambda: "git status" in (_info_text(app) or ""))
+            assert "ask before edits and commands" in (_info_text(app) or "")
+            await send(pilot, "/permissions clear")
+            await wait_until(pilot, lambda: has_notice(app, "picode asks again"))
+            assert session.approvals_granted == []
+
+    run(scenario())
+
+
+def _info_text(app: Any) -> str | None:
+    from picode.tui.widgets.info import InfoView
+
+    views = [view for view in app.query(InfoView) if view.title_text == "Permissions"]
+    return views[-1].plain if views else None

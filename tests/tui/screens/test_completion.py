@@ -58,6 +58,7 @@ def test_builtin_commands_are_all_there_in_order() -> None:
         "skills",
         "hotkeys",
         "trust",
+        "permissions",
         "sandbox",
         "plan",
         "quit",
@@ -133,7 +134,7 @@ def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> No
 def test_custom_builtin_list() -> None:
     registry = CommandRegistry([SlashCommand("only", "The only one")])
     assert [c.usage for c in registry] == ["/only"]
-    assert len(BUILTIN_COMMANDS) == 28
+    assert len(BUILTIN_COMMANDS) == 29
 
 
 # --- triggers -----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ RESERVED_NAMES = frozenset(
         "model", "thinking", "theme", "new", "resume", "fork", "rewind", "undo", "tree",
         "label", "compact", "session", "name", "copy", "export", "mcp", "hotkeys", "trust",
         "sandbox", "quit", "help", "clear", "exit", "init", "checkpoints", "skill", "skills",
-        "plan", "login", "logout", "context",
+        "plan", "login", "logout", "context", "permissions",
     }
 )  # fmt: skip
 

@@ -123,6 +123,11 @@ class ApprovalGate:
         for sandbox in self.sandboxes:
             sandbox.network_for_session = False
 
+    def always_granted(self) -> list[str]:
+        """What "always" was said to in this conversation, as the questions named it."""
+        tools = [f"every {name} call" for name in sorted(self._always)]
+        return [*tools, *(scope.describe_granted() for scope in self._commands)]
+
     def needs_approval(self, tool_name: str) -> bool:
         gated = tool_name in _GATED[self.policy] or (
             self.policy == "all" and tool_name in self.gated_as_all

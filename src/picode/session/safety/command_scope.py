@@ -60,6 +60,10 @@ class CommandScope:
             return "this exact command"
         return f"commands starting with `{shlex.join(self.words)}`"
 
+    def describe_granted(self) -> str:
+        """As a list of what was approved says it (the command named when exact)."""
+        return f"the command `{self.exact}`" if self.exact is not None else self.describe()
+
 
 def command_scope(command: str) -> CommandScope:
     """What saying "always" to ``command`` approves from then on."""

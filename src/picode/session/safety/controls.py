@@ -45,6 +45,16 @@ class SafetyControls(HookControls):
         self._approval.escalator = self._notifying(escalator)
 
     @property
+    def approvals_granted(self) -> list[str]:
+        """What "always" was said to in this conversation (``/permissions``)."""
+        return self._approval.always_granted()
+
+    def revoke_approvals(self) -> None:
+        """Ask again about everything "always" was said to, and take back the network given
+        to sandboxed commands for this conversation."""
+        self._approval.forget_always()
+
+    @property
     def sandbox_state(self) -> tuple[bool, bool] | None:
         """(confining, network allowed) of the commands' sandbox; None without one."""
         sandboxes = self._approval.sandboxes

@@ -77,6 +77,9 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("skills", "Show the skills found and where they come from"),
     SlashCommand("hotkeys", "Show the key bindings"),
     SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),
+    SlashCommand(
+        "permissions", "What runs without asking; clear takes every 'always' back", "[clear]"
+    ),
     SlashCommand("sandbox", "Show the sandbox; allow or take back the network", "[network on|off]"),
     SlashCommand(
         "plan", "Plan mode on or off: only reading runs until you approve a plan", "[on|off]"

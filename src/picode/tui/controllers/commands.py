@@ -77,6 +77,7 @@ class CommandController:
             "hotkeys": self.hotkeys,
             "trust": self.trust,
             "sandbox": self.sandbox,
+            "permissions": self.permissions,
             "plan": self.plan,
             "quit": self.quit,
             "exit": self.quit,
@@ -340,6 +341,30 @@ class CommandController:
             f"Sandbox on: the model's commands write only in this folder and the temp "
             f"folder; network {network}."
         )
+
+    async def permissions(self, argument: str) -> None:
+        """What runs without asking: the mode, and what "always" was said to."""
+        from picode.tui.controllers.mode_keys import MODE_MEANINGS
+
+        session = self.session_or_error()
+        word = argument.strip().lower()
+        if word not in ("", "clear"):
+            raise CommandError("/permissions: use /permissions or /permissions clear.")
+        if word == "clear":
+            session.revoke_approvals()
+            self.host.report('Every "always" is taken back: picode asks again.')
+            return
+        granted = session.approvals_granted or ["nothing yet"]
+        state = session.sandbox_state
+        network = "allowed" if state is not None and state[1] else "cut off"
+        lines: list[str | tuple[str, str]] = [
+            ("Mode", MODE_MEANINGS.get(session.mode, session.mode)),
+            ("Always", granted[0]),
+            *(("", more) for more in granted[1:]),
+            ("Network", f"{network} for the model's commands (/sandbox)"),
+            "/permissions clear asks again about everything; shift+tab changes the mode.",
+        ]
+        self.host.transcript.add(InfoView("Permissions", lines))
 
     async def plan(self, argument: str) -> None:
         """Plan mode on or off (Shift+Tab cycles it with the approval policies)."""
