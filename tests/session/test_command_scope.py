@@ -21,6 +21,10 @@ from .conftest import SessionHarness, run
         ("pytest -q tests/", CommandScope(words=("pytest",))),
         ("ls -la src", CommandScope(words=("ls",))),
         ("git -C sub push", CommandScope(exact="git -C sub push")),  # no subcommand to go by
+        ("npm run test -- -u", CommandScope(words=("npm", "run", "test"))),
+        ("uv run pytest -q", CommandScope(words=("uv", "run", "pytest"))),
+        ("uv run python -c 'x'", CommandScope(exact="uv run python -c 'x'")),
+        ("npx --yes cowsay", CommandScope(exact="npx --yes cowsay")),
         ("rm -rf build", CommandScope(exact="rm -rf build")),
         ("python3.12 -c 'print(1)'", CommandScope(exact="python3.12 -c 'print(1)'")),
         ("/usr/bin/sudo ls", CommandScope(exact="/usr/bin/sudo ls")),

@@ -29,6 +29,9 @@ _BY_SUBCOMMAND = frozenset(
         "zig", "terraform", "helm", "brew", "apt", "apt-get",
     }
 )  # fmt: skip
+#: Subcommands that run what the next word names (``npm run test``, ``uv run pytest``):
+#: "always" covers that word too.
+_RUNNERS = frozenset({"run", "exec", "x", "dlx", "tool"})
 #: Interpreters under their versioned names too (``python3.12``, ``pypy3``).
 _INTERPRETER = re.compile(r"(?:python|pypy|perl|ruby|php|lua)[0-9.]*")
 #: Programs whose first word says nothing of what they will do, or that delete and move.
@@ -73,10 +76,15 @@ def command_scope(command: str) -> CommandScope:
         return CommandScope(exact=command.strip())
     if program not in _BY_SUBCOMMAND:
         return CommandScope(words=(words[0],))
-    second = words[1:2]
-    if second and _SUBCOMMAND.fullmatch(second[0]):
-        return CommandScope(words=(words[0], second[0]))
-    return CommandScope(exact=command.strip())  # `git -C dir push`: no subcommand to go by
+    second = words[1] if len(words) > 1 else ""
+    if not _SUBCOMMAND.fullmatch(second):
+        return CommandScope(exact=command.strip())  # `git -C dir push`: no subcommand to go by
+    if second not in _RUNNERS:
+        return CommandScope(words=(words[0], second))
+    third = words[2] if len(words) > 2 else ""
+    if third and not third.startswith("-") and _INTERPRETER.fullmatch(third) is None:
+        return CommandScope(words=(words[0], second, third))
+    return CommandScope(exact=command.strip())
 
 
 def plain_words(command: str) -> list[str] | None:
