@@ -43,26 +43,44 @@ def read_clipboard_image(
     tool, no display, text on the clipboard). Blocks: run it in a thread."""
     env = os.environ if env is None else env
     search = env.get("PATH")
-    for reader in _readers(platform, env):
-        binary = shutil.which(reader[0], path=search)
+    for tool in _tools(platform, env):
+        binary = shutil.which(tool.name, path=search)
         if binary is None:
             continue
-        data = reader_output([binary, *reader[1:]], env)
-        if data is None:
-            continue
-        image = _image_in(data)
+        kind = ""
+        if tool.list_types:
+            # One question for what the clipboard offers, one for the image: not one per type.
+            offered = (reader_output([binary, *tool.list_types], env) or b"").split()
+            kind = next((k for k in IMAGE_TYPES if k.encode() in offered), "")
+            if not kind:
+                continue
+        data = reader_output([binary, *(kind if a == "{type}" else a for a in tool.read)], env)
+        image = _image_in(data) if data is not None else None
         if image is not None:
             return image
     return None
 
 
-def _readers(platform: str, env: Mapping[str, str]) -> list[list[str]]:
-    """Commands that print the clipboard's image, in the order worth trying."""
+@dataclass(frozen=True, slots=True)
+class _Tool:
+    name: str
+    #: The arguments that print the image; ``{type}`` stands for the type asked for.
+    read: tuple[str, ...]
+    #: The arguments that list the types on offer; empty: the tool gives PNG or nothing.
+    list_types: tuple[str, ...] = ()
+
+
+def _tools(platform: str, env: Mapping[str, str]) -> list[_Tool]:
+    """The clipboard tools worth trying here, in order."""
     if platform == "darwin":
-        return [["pngpaste", "-"], ["osascript", "-e", "the clipboard as «class PNGf»"]]
-    wayland = [["wl-paste", "--no-newline", "--type", kind] for kind in IMAGE_TYPES]
-    x11 = [["xclip", "-selection", "clipboard", "-t", kind, "-o"] for kind in IMAGE_TYPES]
-    return [*wayland, *x11] if env.get("WAYLAND_DISPLAY") else [*x11, *wayland]
+        return [
+            _Tool("pngpaste", ("-",)),
+            _Tool("osascript", ("-e", "the clipboard as «class PNGf»")),
+        ]
+    wayland = _Tool("wl-paste", ("--no-newline", "--type", "{type}"), ("--list-types",))
+    selection = ("-selection", "clipboard")
+    x11 = _Tool("xclip", (*selection, "-t", "{type}", "-o"), (*selection, "-t", "TARGETS", "-o"))
+    return [wayland, x11] if env.get("WAYLAND_DISPLAY") else [x11, wayland]
 
 
 def reader_output(command: list[str], env: Mapping[str, str]) -> bytes | None:

@@ -14,9 +14,11 @@ from tests.tui.output.test_clipboard import fake_tool, only
 
 PNG_HEAD = "\\211PNG\\r\\n\\032\\n"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
-#: Prints a PNG when asked for image/png, fails for any other type (as xclip does).
+#: Lists image/png among the types on offer and prints a PNG when asked for it; fails for
+#: any other type (as xclip and wl-paste do).
 XCLIP = (
-    f"case \"$*\" in *image/png*) printf '{PNG_HEAD}\\0\\0\\0\\0\\0\\0\\0\\0';; *) exit 1;; esac\n"
+    "case \"$*\" in *TARGETS*|*--list-types*) printf 'TARGETS\\nimage/png\\n';;"
+    f" *image/png*) printf '{PNG_HEAD}\\0\\0\\0\\0\\0\\0\\0\\0';; *) exit 1;; esac\n"
 )
 
 
