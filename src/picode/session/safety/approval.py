@@ -154,9 +154,12 @@ class ApprovalGate:
         if hook != "ask" and not self.needs_approval(tool_name):
             return None
         command = args.get("command") if tool_name == "bash" else None
-        scope = command_scope(command) if isinstance(command, str) else None
-        if hook != "ask" and isinstance(command, str) and self._said_always(command):
+        if not isinstance(command, str):
+            scope = None
+        elif hook != "ask" and self._said_always(command):
             return None
+        else:
+            scope = command_scope(command)
         cwd = self.protected.cwd if self.protected else None
         preview = preview_for(tool_name, args, cwd=cwd)
         always = scope.describe() if scope is not None else f"every {tool_name} call"
