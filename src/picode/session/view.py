@@ -113,6 +113,7 @@ class SessionView:
         """What fills the model's context now: the total the session measures and its parts,
         estimated (``/context``; ``session/context_usage.py``)."""
         from picode.session.context_usage import measure_context
+        from picode.session.recovery.compaction import compaction_threshold
         from picode.session.skills import skills_prompt
         from picode.session.system_prompt import find_context_files
 
@@ -133,7 +134,9 @@ class SessionView:
             messages=state.messages,
             window=window,
             in_use=self.context_tokens,
-            compacts_at=window - compaction.reserve_tokens if compaction.enabled else None,
+            compacts_at=compaction_threshold(window, compaction.reserve_tokens)
+            if compaction.enabled
+            else None,
         )
 
 

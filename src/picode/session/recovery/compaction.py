@@ -87,8 +87,13 @@ def context_tokens(messages: Sequence[Message]) -> int:
     return sum(estimate_message_tokens(m) for m in messages)
 
 
+def compaction_threshold(context_window: int, reserve_tokens: int) -> int:
+    """Automatic compaction starts when the context holds more tokens than this."""
+    return context_window - reserve_tokens
+
+
 def should_compact(tokens: int, context_window: int, reserve_tokens: int) -> bool:
-    return tokens > context_window - reserve_tokens
+    return tokens > compaction_threshold(context_window, reserve_tokens)
 
 
 # --- choosing the cut ----------------------------------------------------------------------
