@@ -15,7 +15,9 @@ from tests.wire.server import WireServer
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="pseudo-terminals")
 
 
-@pytest.mark.parametrize(("answer", "made"), [(b"y\r", True), (b"n not now\r", False)])
+@pytest.mark.parametrize(
+    ("answer", "made"), [(b"y\r", True), (b"n not now\r", False), (b"p\r", True)]
+)
 def test_print_mode_asks_on_the_terminal(
     wire: WireServer, picode: PicodeEnv, answer: bytes, made: bool
 ) -> None:
@@ -32,7 +34,7 @@ def test_print_mode_asks_on_the_terminal(
         env=picode.env,
     )
     try:
-        screen = terminal.wait_for_text("Allow? [y]es")
+        screen = terminal.wait_for_text("Allow? [y]es / [a]lways / [p]roject")
         assert "picode wants to run bash:" in screen
         assert "touch made-by-bash # ␛[2K\\rls" in screen  # the command as it will run
         terminal.send(answer)
@@ -43,3 +45,6 @@ def test_print_mode_asks_on_the_terminal(
     assert "Finished." in terminal.output.decode("utf-8", errors="replace")
     if not made:
         assert "not now" in wire.requests[1].body.decode()
+    # "p": approved for good in this folder, saved where picode keeps its trust decisions.
+    saved = picode.home / "data" / "approved-commands.json"
+    assert saved.exists() == (answer == b"p\r")

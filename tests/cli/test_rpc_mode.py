@@ -105,6 +105,7 @@ def test_approvals_are_asked_over_rpc(wire: WireServer, picode: PicodeEnv) -> No
         # The session itself asks, not a subagent.
         assert first["origin"] is None and first["origin_call_id"] is None
         assert first["always_means"] == "every write call"
+        assert first["can_save"] is False  # only a command is saved for the folder
         child.send(
             {
                 "type": "approve",
@@ -126,6 +127,34 @@ def test_approvals_are_asked_over_rpc(wire: WireServer, picode: PicodeEnv) -> No
     assert not (picode.project / "denied.txt").exists()
     assert (picode.project / "allowed.txt").read_text(encoding="utf-8") == "yes"
     assert "not that one" in wire.requests[1].body.decode()  # the model learns why
+
+
+def test_a_command_approved_for_the_folder_over_rpc_is_saved(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = ChatDriver()
+    picode.add_config(api.config(wire))
+    wire.enqueue(
+        api.tool_call("call_1", "bash", {"command": "echo saved-run"}),
+        api.tool_call("call_2", "bash", {"command": "echo unasked"}),
+        api.text("Both ran."),
+    )
+    child = picode.start("--mode", "rpc", "--approve", "--model", api.model)
+    try:
+        child.send({"type": "prompt", "message": "echo twice"})
+        asked = child.event("approval_request")
+        assert asked["can_save"] is True
+        assert asked["always_means"] == "commands starting with `echo`"
+        child.send({"type": "approve", "request_id": asked["request_id"], "decision": "project"})
+        assert child.response("approve")["success"]
+        child.event("agent_end")  # the second echo was not asked about
+        child.close_stdin()
+        assert child.wait() == 0
+    finally:
+        child.stop()
+
+    saved = json.loads((picode.home / "data" / "approved-commands.json").read_text("utf-8"))
+    assert list(saved["folders"].values()) == [[{"words": ["echo"]}]]
 
 
 def test_abort_right_after_prompt_leaves_picode_idle(wire: WireServer, picode: PicodeEnv) -> None:

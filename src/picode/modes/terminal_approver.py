@@ -57,8 +57,13 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
         _write(fd, f"\n{who} wants to run {name}{why}:\n{request.preview}\n")
         if request.always_means:
             _write(fd, f"([a]lways: {one_line(request.always_means, 80)}, for this run)\n")
+        if request.can_save:
+            _write(fd, "([p]roject: the same, saved for this folder)\n")
+        choices = (
+            "[y]es / [a]lways / [p]roject / [n]o" if request.can_save else "[y]es / [a]lways / [n]o"
+        )
         while True:
-            _write(fd, "Allow? [y]es / [a]lways / [n]o (optionally: n <reason>): ")
+            _write(fd, f"Allow? {choices} (optionally: n <reason>): ")
             answer = _read_line(fd)
             if answer is None:
                 return ApprovalDecision("no", "the terminal closed before an answer")
@@ -68,6 +73,8 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
                 return ApprovalDecision("yes")
             if choice in ("a", "always"):
                 return ApprovalDecision("always")
+            if request.can_save and choice in ("p", "project"):
+                return ApprovalDecision("project")
             if choice in ("n", "no"):
                 return ApprovalDecision("no", rest.strip() or None)
     except OSError:

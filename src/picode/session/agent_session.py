@@ -62,11 +62,7 @@ from picode.session.prompts.controls import PromptControls
 from picode.session.recovery.planner import RecoveryPlanner, RequestSeams
 from picode.session.recovery.rules import load_rules
 from picode.session.rewinding import RewindControls
-from picode.session.safety.approval import (
-    ApprovalGate,
-    ProtectedPaths,
-    offer_escalation,
-)
+from picode.session.safety.approval import offer_escalation, standard_gate
 from picode.session.safety.controls import SafetyControls
 from picode.session.safety.plan_mode import PlanControls, PlanState
 from picode.session.safety.secrets import redact_tool_result
@@ -137,10 +133,13 @@ class AgentSession(
             sink=self._seams,
         )
         self._hooks = HookRunner(self._settings.hooks, options.cwd, self.notify, self._hook_fields)
-        self._approval = options.approval_gate or ApprovalGate(
+        self._approval = options.approval_gate or standard_gate(
             options.approval or options.settings.approval,
             self._notifying(options.approver) if options.approver else None,
-            ProtectedPaths.standard(options.paths, options.cwd),
+            options.paths,
+            options.cwd,
+            allow_commands=options.settings.allow_commands,
+            notify=lambda text: self.notify(text, "warning", "approval"),
         )
         self._plan = PlanState(on=options.plan)
         self._run_lock = asyncio.Lock()

@@ -1,7 +1,8 @@
 """The inline approval prompt for bash / write / edit calls (approval mode, docs/security.md).
 
-y yes · a always (this session; for a command, those that start like it) · n no, then a
-reason and Enter · Esc no, and stop the turn.
+y yes · a always (this session; for a command, those that start like it) · p the same,
+saved for this folder (commands only) · n no, then a reason and Enter · Esc no, and stop
+the turn.
 Keys arriving before the prompt has been on screen for ``ARM_DELAY_S`` are ignored: they
 were typed for the editor before the prompt appeared, not as an answer to it.
 
@@ -208,7 +209,8 @@ class ApprovalPrompt(ArmedPrompt[ApprovalDecision]):
             return _KEYS
         # The model's words (a command's first ones): spelled out, one line.
         always = f"always for {one_line(self.request.always_means, 60)} (this session)"
-        return (_KEYS[0], ("a", always), *_KEYS[2:])
+        saved = (("p", "the same, saved for this folder"),) if self.request.can_save else ()
+        return (_KEYS[0], ("a", always), *saved, *_KEYS[2:])
 
     def compose(self) -> ComposeResult:
         yield Static(Content(title_for(self.request)), id="approval-title")
@@ -224,7 +226,9 @@ class ApprovalPrompt(ArmedPrompt[ApprovalDecision]):
 
     # --- answering -----------------------------------------------------------------------
 
-    def answer(self, kind: Literal["yes", "always", "no"], reason: str | None = None) -> None:
+    def answer(
+        self, kind: Literal["yes", "always", "project", "no"], reason: str | None = None
+    ) -> None:
         decision = ApprovalDecision(kind, reason)
         if self.settle(decision):
             self.post_message(self.Answered(self, decision))
@@ -248,7 +252,9 @@ class ApprovalPrompt(ArmedPrompt[ApprovalDecision]):
                 consume(event)
                 self._abort()
             return
-        if self.scrolled(event) or key not in ("y", "a", "n", "escape"):
+        if self.scrolled(event) or key not in ("y", "a", "p", "n", "escape"):
+            return
+        if key == "p" and not self.request.can_save:
             return
         consume(event)
         if not self.is_armed:
@@ -258,6 +264,8 @@ class ApprovalPrompt(ArmedPrompt[ApprovalDecision]):
             self.answer("yes")
         elif key == "a":
             self.answer("always")
+        elif key == "p":
+            self.answer("project")
         elif key == "n":
             self.mode = "reason"
             self.add_class("-reason")

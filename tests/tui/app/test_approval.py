@@ -260,6 +260,62 @@ def test_permissions_lists_what_always_covers_and_clear_asks_again(tui: TuiHarne
     run(scenario())
 
 
+def test_p_saves_the_command_for_the_folder_and_permissions_forget_takes_it_back(
+    tui: TuiHarness,
+) -> None:
+    app = tui.app(tui.faux(*_bash_turns("git status", "git status -s")), settings=ALL)
+    saved_file = tui.paths.data_dir / "approved-commands.json"
+
+    async def scenario() -> None:
+        async with app.run_test(size=(140, 30)) as pilot:
+            session = (await opened(pilot)).session
+            assert session is not None
+            await send(pilot, "look")
+            prompt = await _prompt(pilot)
+            keys = prompt.query_one("#approval-keys", Static).render()
+            assert "p the same, saved for this folder" in str(keys)
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("p")
+            await wait_until(pilot, lambda: not session.is_running, what="the end")
+            assert len(_results(app)) == 2  # `git status -s` ran unasked
+            assert str(tui.cwd.resolve()) in saved_file.read_text(encoding="utf-8")
+            await send(pilot, "/permissions")
+            await wait_until(pilot, lambda: "This folder" in (_info_text(app) or ""))
+            text = _info_text(app) or ""
+            assert "This folder commands starting with `git status`" in " ".join(text.split())
+            await send(pilot, "/permissions forget")
+            await wait_until(pilot, lambda: has_notice(app, "1 saved approval of this folder"))
+            assert session.approvals_saved == ([], None)
+            await send(pilot, "/permissions nonsense")
+            await wait_until(pilot, lambda: has_notice(app, "/permissions forget."))
+
+    run(scenario())
+
+
+def test_p_means_nothing_where_nothing_can_be_saved(tui: TuiHarness) -> None:
+    faux = tui.faux(
+        tool_turn(FauxToolCall("write", {"path": "a.txt", "content": "a"})), text_turn("Done.")
+    )
+    app = tui.app(faux, settings=ALL)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(140, 30)) as pilot:
+            await opened(pilot)
+            await send(pilot, "write it")
+            prompt = await _prompt(pilot)
+            assert "saved for this folder" not in str(
+                prompt.query_one("#approval-keys", Static).render()
+            )
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("p")
+            assert prompt.decision is None  # not an answer here
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not app.session.is_running, what="the end")
+            assert not (tui.paths.data_dir / "approved-commands.json").exists()
+
+    run(scenario())
+
+
 def _info_text(app: Any) -> str | None:
     from picode.tui.widgets.info import InfoView
 

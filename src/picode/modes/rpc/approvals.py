@@ -11,7 +11,7 @@ from typing import Any
 from picode.modes.rpc.pending import PendingAnswers
 from picode.session.safety import ApprovalDecision, ApprovalRequest, PlanDecision, PlanRequest
 
-DECISIONS = ("yes", "always", "no")
+DECISIONS = ("yes", "always", "project", "no")
 PLAN_DECISIONS = ("approve", "feedback", "cancel")
 PLAN_POLICIES = ("never", "edits", "all")
 
@@ -41,6 +41,7 @@ class RpcApprovals:
             "origin": request.origin,
             "origin_call_id": request.origin_call_id,
             "always_means": request.always_means,
+            "can_save": request.can_save,
         }
         return await self._approvals.ask(self._approvals.new_id(), event)
 

@@ -32,6 +32,7 @@ from picode.session.config.notifications import NotificationSettings
 from picode.session.config.sandbox import SandboxSettings, clamp_project
 from picode.session.paths import Paths, project_dir
 from picode.session.safety.approval import ApprovalPolicy
+from picode.session.safety.saved_approvals import CommandWords
 
 __all__ = [
     "CompactionSettings",
@@ -161,6 +162,8 @@ class Settings(_Section):
     thinking: ThinkingLevel = "off"
     theme: str = "dark"
     approval: ApprovalPolicy = "never"
+    #: Commands approval never asks about, in every folder (your own config.toml only).
+    allow_commands: list[CommandWords] = Field(default_factory=list)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     ttsr: TtsrSettings = Field(default_factory=TtsrSettings)
@@ -248,8 +251,9 @@ def _clamp_sandbox(user: _Layer | None, project: _Layer, problems: list[ConfigPr
         problems.append(ConfigProblem(project.file, line, key, f"ignored: {why}", "warning"))
 
 
-#: Keys that widen what the model may see: a project never sets them, trusted or not.
-USER_ONLY: tuple[Loc, ...] = (("bash", "env_allow"), ("redaction",))
+#: Keys that widen what the model may see or run unasked: a project never sets them,
+#: trusted or not.
+USER_ONLY: tuple[Loc, ...] = (("bash", "env_allow"), ("redaction",), ("allow_commands",))
 
 
 def _drop_user_only(project: _Layer, problems: list[ConfigProblem]) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         PlanRequest,
         SessionMode,
     )
+    from picode.session.safety.saved_approvals import SavedApprovalsError
     from picode.session.safety.secrets import model_command_environment, unset_script
     from picode.session.safety.trust import ProjectTrust, assess_project, record_decision
 
@@ -39,6 +40,7 @@ _WHERE = {
     "PlanRequest": "plan_mode",
     "ProjectTrust": "trust",
     "SESSION_MODES": "plan_mode",
+    "SavedApprovalsError": "saved_approvals",
     "SessionMode": "plan_mode",
     "assess_project": "trust",
     "model_command_environment": "secrets",
@@ -57,6 +59,7 @@ __all__ = [
     "PlanDecision",
     "PlanRequest",
     "ProjectTrust",
+    "SavedApprovalsError",
     "SessionMode",
     "assess_project",
     "model_command_environment",

@@ -15,12 +15,17 @@ from collections.abc import Awaitable, Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypedDict, get_args
 
 from picode.agent.home_paths import KEY_LOCATIONS, SHELL_STARTUP_FILES
 from picode.ai.untrusted import one_line, visible
 from picode.session.paths import Paths, project_dir
 from picode.session.safety.command_scope import CommandScope, command_scope
+from picode.session.safety.saved_approvals import (
+    SavedApprovals,
+    SavedApprovalsError,
+    configured_scope,
+)
 
 ApprovalPolicy = Literal["never", "edits", "all"]
 #: From the least asked to the most.
@@ -53,6 +58,9 @@ class ApprovalRequest:
     #: What "always" approves for the rest of the conversation: the tool ("every write"),
     #: or for a command the commands that start the same way (``command_scope``).
     always_means: str | None = None
+    #: "project" may be answered: the same commands approved for good in this folder
+    #: (offered for commands, where there is a file to save them in).
+    can_save: bool = False
 
     @property
     def asker(self) -> str | None:
@@ -75,7 +83,12 @@ class Origin:
 APPROVAL_ORIGIN: ContextVar[Origin | None] = ContextVar("APPROVAL_ORIGIN", default=None)
 
 
-def _origin() -> dict[str, str | None]:
+class _OriginFields(TypedDict, total=False):
+    origin: str
+    origin_call_id: str
+
+
+def _origin() -> _OriginFields:
     origin = APPROVAL_ORIGIN.get()
     if origin is None:
         return {}
@@ -84,7 +97,9 @@ def _origin() -> dict[str, str | None]:
 
 @dataclass(slots=True)
 class ApprovalDecision:
-    kind: Literal["yes", "always", "no"]
+    #: "project": "always", and saved for this folder (a request that ``can_save``; for
+    #: any other it means "always").
+    kind: Literal["yes", "always", "project", "no"]
     reason: str | None = None
 
 
@@ -99,6 +114,10 @@ class ApprovalGate:
         policy: ApprovalPolicy,
         approver: Approver | None,
         protected: ProtectedPaths | None = None,
+        *,
+        saved: SavedApprovals | None = None,
+        configured: tuple[CommandScope, ...] = (),
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         self.policy: ApprovalPolicy = policy
         self.approver = approver
@@ -106,6 +125,11 @@ class ApprovalGate:
         self._always: set[str] = set()
         #: The commands "always" was said to, each as the commands it covers.
         self._commands: list[CommandScope] = []
+        #: Commands approved for good: saved for this folder, and your config's
+        #: ``allow_commands`` (never a project's).
+        self.saved = saved
+        self.configured = configured
+        self._notify = notify
         #: MCP tools as the session offers them now, less those approved in the config.
         self.gated_as_all: frozenset[str] = frozenset()
         #: Who is asked to let a command the sandbox blocked run outside it; None: nobody
@@ -127,6 +151,20 @@ class ApprovalGate:
         """What "always" was said to in this conversation, as the questions named it."""
         tools = [f"every {name} call" for name in sorted(self._always)]
         return [*tools, *(scope.describe_granted() for scope in self._commands)]
+
+    def saved_granted(self) -> list[str]:
+        """The commands approved for good in this folder, as ``always_granted`` names them."""
+        scopes = self.saved.scopes() if self.saved is not None else []
+        return [scope.describe_granted() for scope in scopes]
+
+    def configured_granted(self) -> list[str]:
+        return [scope.describe_granted() for scope in self.configured]
+
+    def forget_saved(self) -> int:
+        """Take back what was approved for good in this folder; how many there were.
+
+        Raises ``SavedApprovalsError``."""
+        return self.saved.forget() if self.saved is not None else 0
 
     def needs_approval(self, tool_name: str) -> bool:
         gated = tool_name in _GATED[self.policy] or (
@@ -163,15 +201,18 @@ class ApprovalGate:
         cwd = self.protected.cwd if self.protected else None
         preview = preview_for(tool_name, args, cwd=cwd)
         always = scope.describe() if scope is not None else f"every {tool_name} call"
+        can_save = scope is not None and self.saved is not None
         request = ApprovalRequest(
-            call_id, tool_name, args, preview, always_means=always, **_origin()
+            call_id, tool_name, args, preview, always_means=always, can_save=can_save, **_origin()
         )
         decision = await self.approver(request)
-        if decision.kind == "always":
-            if scope is not None:
-                self._commands.append(scope)
-            else:
+        if decision.kind in ("always", "project"):
+            if scope is None:
                 self._always.add(tool_name)
+                return None
+            # Saved, it is listed (and forgotten) with the folder's; else the conversation's.
+            if decision.kind != "project" or not self._saved_for_folder(scope):
+                self._commands.append(scope)
             return None
         if decision.kind == "yes":
             return None
@@ -179,7 +220,20 @@ class ApprovalGate:
         return f"The user denied this {tool_name} call" + (f": {reason}" if reason else ".")
 
     def _said_always(self, command: str) -> bool:
-        return any(said.covers(command) for said in self._commands)
+        if any(said.covers(command) for said in (*self._commands, *self.configured)):
+            return True
+        return self.saved is not None and self.saved.covers(command)
+
+    def _saved_for_folder(self, scope: CommandScope) -> bool:
+        if self.saved is None:
+            return False
+        try:
+            self.saved.add(scope)
+        except SavedApprovalsError as exc:
+            if self._notify is not None:
+                self._notify(f"Approved for this conversation only, not saved: {exc}")
+            return False
+        return True
 
     async def escalate(
         self, command: str, blocked: str
@@ -194,6 +248,27 @@ class ApprovalGate:
         if decision.kind == "yes":
             return "once"
         return "network" if decision.kind == "always" else "no"
+
+
+def standard_gate(
+    policy: ApprovalPolicy,
+    approver: Approver | None,
+    paths: Paths,
+    cwd: Path,
+    *,
+    allow_commands: Iterable[str] = (),
+    notify: Callable[[str], None] | None = None,
+) -> ApprovalGate:
+    """A session's gate: protected paths, this folder's saved approvals and your config's
+    ``allow_commands`` (validated with the settings)."""
+    return ApprovalGate(
+        policy,
+        approver,
+        ProtectedPaths.standard(paths, cwd),
+        saved=SavedApprovals.for_folder(paths, cwd),
+        configured=tuple(configured_scope(entry) for entry in allow_commands),
+        notify=notify,
+    )
 
 
 def offer_escalation(tools: Iterable[object], gate: ApprovalGate) -> None:

@@ -49,6 +49,25 @@ class SafetyControls(HookControls):
         """What "always" was said to in this conversation (``/permissions``)."""
         return self._approval.always_granted()
 
+    @property
+    def approvals_saved(self) -> tuple[list[str], str | None]:
+        """The commands approved for good in this folder (``p`` at the question), and why
+        the file of them could not be read when it could not (none count then)."""
+        granted = self._approval.saved_granted()
+        saved = self._approval.saved
+        return granted, saved.problem if saved is not None else None
+
+    @property
+    def approvals_configured(self) -> list[str]:
+        """The commands your config's ``allow_commands`` lets run unasked, in every folder."""
+        return self._approval.configured_granted()
+
+    def forget_saved_approvals(self) -> int:
+        """Take back the commands approved for good in this folder; how many there were.
+
+        Raises ``SavedApprovalsError`` when the file cannot be read or written."""
+        return self._approval.forget_saved()
+
     def revoke_approvals(self) -> None:
         """Ask again about everything "always" was said to, and take back the network given
         to sandboxed commands for this conversation."""

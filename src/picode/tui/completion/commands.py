@@ -78,7 +78,9 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("hotkeys", "Show the key bindings"),
     SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),
     SlashCommand(
-        "permissions", "What runs without asking; clear takes every 'always' back", "[clear]"
+        "permissions",
+        "What runs without asking; clear / forget take back this conversation's / folder's",
+        "[clear|forget]",
     ),
     SlashCommand("sandbox", "Show the sandbox; allow or take back the network", "[network on|off]"),
     SlashCommand(

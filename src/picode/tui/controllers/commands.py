@@ -343,28 +343,15 @@ class CommandController:
         )
 
     async def permissions(self, argument: str) -> None:
-        """What runs without asking: the mode, and what "always" was said to."""
-        from picode.tui.controllers.mode_keys import MODE_MEANINGS
+        """What runs without asking; ``clear`` / ``forget`` take it back."""
+        from picode.tui.controllers.permissions_command import permissions_lines, take_back
 
         session = self.session_or_error()
         word = argument.strip().lower()
-        if word not in ("", "clear"):
-            raise CommandError("/permissions: use /permissions or /permissions clear.")
-        if word == "clear":
-            session.revoke_approvals()
-            self.host.report('Every "always" is taken back: picode asks again.')
+        if word:
+            self.host.report(take_back(session, word))
             return
-        granted = session.approvals_granted or ["nothing yet"]
-        state = session.sandbox_state
-        network = "allowed" if state is not None and state[1] else "cut off"
-        lines: list[str | tuple[str, str]] = [
-            ("Mode", MODE_MEANINGS.get(session.mode, session.mode)),
-            ("Always", granted[0]),
-            *(("", more) for more in granted[1:]),
-            ("Network", f"{network} for the model's commands (/sandbox)"),
-            "/permissions clear asks again about everything; shift+tab changes the mode.",
-        ]
-        self.host.transcript.add(InfoView("Permissions", lines))
+        self.host.transcript.add(InfoView("Permissions", permissions_lines(session)))
 
     async def plan(self, argument: str) -> None:
         """Plan mode on or off (Shift+Tab cycles it with the approval policies)."""

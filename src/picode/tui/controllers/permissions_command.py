@@ -1,0 +1,60 @@
+"""``/permissions [clear|forget]``: what runs without asking, and taking it back."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from picode.ai.untrusted import one_line
+from picode.tui.controllers.command_error import CommandError
+
+if TYPE_CHECKING:
+    from picode.session.agent_session import AgentSession
+
+USAGE = "/permissions: use /permissions, /permissions clear or /permissions forget."
+HINT = (
+    "/permissions clear asks again about this conversation's; /permissions forget about "
+    "this folder's saved ones; shift+tab changes the mode."
+)
+
+Lines = list[str | tuple[str, str]]
+
+
+def permissions_lines(session: AgentSession) -> Lines:
+    """The mode, then each source of "runs unasked", then the commands' network."""
+    from picode.tui.controllers.mode_keys import MODE_MEANINGS
+
+    saved, problem = session.approvals_saved
+    if problem is not None:
+        saved = [f"none count: {problem}"]
+    state = session.sandbox_state
+    network = "allowed" if state is not None and state[1] else "cut off"
+    lines: Lines = [("Mode", MODE_MEANINGS.get(session.mode, session.mode))]
+    lines += _listed("Always", session.approvals_granted or ["nothing yet"])
+    lines += _listed("This folder", saved or ["nothing saved (p at a command's question)"])
+    lines += _listed("config.toml", session.approvals_configured)
+    lines += [("Network", f"{network} for the model's commands (/sandbox)"), HINT]
+    return lines
+
+
+def _listed(label: str, items: list[str]) -> Lines:
+    # Commands are the model's words, and a damaged file's message may quote the file.
+    return [(label if index == 0 else "", one_line(item, 200)) for index, item in enumerate(items)]
+
+
+def take_back(session: AgentSession, word: str) -> str:
+    """``clear`` or ``forget``: what was taken back, as a sentence."""
+    from picode.session.safety import SavedApprovalsError
+
+    if word == "clear":
+        session.revoke_approvals()
+        return 'Every "always" of this conversation is taken back: picode asks again.'
+    if word != "forget":
+        raise CommandError(USAGE)
+    try:
+        count = session.forget_saved_approvals()
+    except SavedApprovalsError as exc:
+        raise CommandError(f"/permissions forget: {one_line(str(exc), 300)}") from exc
+    if not count:
+        return "Nothing was saved for this folder."
+    noun = "approval" if count == 1 else "approvals"
+    return f"{count} saved {noun} of this folder taken back: picode asks again."
