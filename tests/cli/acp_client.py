@@ -40,6 +40,8 @@ class FakeEditor:
         #: Option ids to pick, one per permission ask, in order.
         self.answers = list(answers or [])
         self.asked: list[Any] = []
+        #: The options offered at each ask.
+        self.options: list[list[Any]] = []
         #: The editor's buffers by absolute path (used when fs is declared).
         self.buffers = dict(buffers or {})
         self.reads: list[str] = []
@@ -58,6 +60,7 @@ class FakeEditor:
         from acp.schema import AllowedOutcome, RequestPermissionResponse
 
         self.asked.append(tool_call)
+        self.options.append(list(options))
         chosen = self.answers.pop(0)
         outcome = AllowedOutcome(outcome="selected", option_id=chosen)
         return RequestPermissionResponse(outcome=outcome)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -280,6 +281,36 @@ def test_set_mode_then_permission_asks_reject_and_allow(
         ("call_yes", "completed"),
     ]
     assert "denied" in wire.requests[1].body.decode()
+
+
+def test_a_command_allowed_always_in_this_folder_is_saved(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    api = point_at(wire, picode)
+    wire.enqueue(
+        api.tool_call("call_1", "bash", {"command": "echo first"}),
+        api.tool_call("call_2", "bash", {"command": "echo second"}),
+        api.text("Both ran."),
+    )
+    client = FakeEditor(answers=["project"])
+
+    async def script() -> Any:
+        async with connect(picode, client, "--model", api.model) as (conn, _):
+            session_id = (await new_session(conn, picode.project)).session_id
+            await conn.set_session_mode(session_id=session_id, mode_id="all")
+            return await prompt(conn, session_id, "echo twice")
+
+    assert asyncio.run(script()).stop_reason == "end_turn"
+    assert len(client.asked) == 1  # the second echo ran unasked
+    (options,) = client.options
+    assert [(o.option_id, o.kind) for o in options] == [
+        ("yes", "allow_once"),
+        ("always", "allow_always"),
+        ("project", "allow_always"),
+        ("no", "reject_once"),
+    ]
+    saved = json.loads((picode.home / "data" / "approved-commands.json").read_text("utf-8"))
+    assert list(saved["folders"].values()) == [[{"words": ["echo"]}]]
 
 
 def test_load_replays_the_saved_session_then_continues_it(

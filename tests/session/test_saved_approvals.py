@@ -215,8 +215,8 @@ def test_allow_commands_in_your_config_run_unasked(harness: SessionHarness) -> N
         await session.prompt("go")
         assert [request.preview for request in asked] == ["git push", "pytest; ls"]
         assert session.approvals_configured == [
-            "commands starting with `git status`",
-            "commands starting with `pytest`",
+            ("config.toml", "commands starting with `git status`"),
+            ("config.toml", "commands starting with `pytest`"),
         ]
         await session.close()
 

@@ -139,6 +139,7 @@ class AgentSession(
             options.paths,
             options.cwd,
             allow_commands=options.settings.allow_commands,
+            project_trusted=options.project_trusted,
             notify=lambda text: self.notify(text, "warning", "approval"),
         )
         self._plan = PlanState(on=options.plan)

@@ -100,7 +100,7 @@ class TrustScreen(ModalScreen[TrustAnswer]):
         ]
         with Vertical(id="trust"):
             yield Static(title, id="trust-title", markup=False)
-            yield Static("Its .picode/ folder can do more than add context:", markup=False)
+            yield Static("Its files can do more than add context:", markup=False)
             with VerticalScroll(id="trust-list"):
                 yield Static("\n".join(lines), id="trust-items", markup=False)
                 if trust.context:

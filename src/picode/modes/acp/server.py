@@ -83,6 +83,9 @@ PERMISSION_OPTIONS = [
     PermissionOption(option_id="always", name="Allow always", kind="allow_always"),
     PermissionOption(option_id="no", name="Reject", kind="reject_once"),
 ]
+SAVE_OPTION = PermissionOption(
+    option_id="project", name="Allow always in this folder (saved)", kind="allow_always"
+)
 
 
 def run_acp(options: Any, start_up_over: Callable[[], None] = lambda: None) -> int:
@@ -376,7 +379,7 @@ class PicodeAcpAgent:
             session_id=hosted.session_id, tool_call=tool_call, options=_options_for(request)
         )
         chosen = getattr(response.outcome, "option_id", None)
-        if chosen in ("yes", "always"):
+        if chosen in ("yes", "always", "project"):
             update = helpers.update_tool_call(request.call_id, status="in_progress")
             self.outbox.put(hosted.session_id, update)
             return ApprovalDecision(chosen)
@@ -464,9 +467,12 @@ def _options_for(request: ApprovalRequest) -> list[PermissionOption]:
     if not request.always_means:
         return PERMISSION_OPTIONS
     always = f"Allow always: {one_line(request.always_means, 60)}"
+    # A command may be approved for good in this folder too (docs/security.md).
+    saved = [SAVE_OPTION] if request.can_save else []
     return [
         PERMISSION_OPTIONS[0],
         PERMISSION_OPTIONS[1].model_copy(update={"name": always}),
+        *saved,
         *PERMISSION_OPTIONS[2:],
     ]
 

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypedDict, get_args
 from picode.agent.home_paths import KEY_LOCATIONS, SHELL_STARTUP_FILES
 from picode.ai.untrusted import one_line, visible
 from picode.session.paths import Paths, project_dir
+from picode.session.safety.claude_permissions import ClaudeRules, read_claude_rules
 from picode.session.safety.command_scope import CommandScope, command_scope
 from picode.session.safety.saved_approvals import (
     SavedApprovals,
@@ -117,6 +118,7 @@ class ApprovalGate:
         *,
         saved: SavedApprovals | None = None,
         configured: tuple[CommandScope, ...] = (),
+        claude: ClaudeRules | None = None,
         notify: Callable[[str], None] | None = None,
     ) -> None:
         self.policy: ApprovalPolicy = policy
@@ -129,6 +131,8 @@ class ApprovalGate:
         #: ``allow_commands`` (never a project's).
         self.saved = saved
         self.configured = configured
+        #: Claude Code's ``Bash(...)`` rules where its users keep them.
+        self.claude = claude or ClaudeRules()
         self._notify = notify
         #: MCP tools as the session offers them now, less those approved in the config.
         self.gated_as_all: frozenset[str] = frozenset()
@@ -157,8 +161,17 @@ class ApprovalGate:
         scopes = self.saved.scopes() if self.saved is not None else []
         return [scope.describe_granted() for scope in scopes]
 
-    def configured_granted(self) -> list[str]:
-        return [scope.describe_granted() for scope in self.configured]
+    def configured_granted(self) -> list[tuple[str, str]]:
+        """(where from, what) for your config's ``allow_commands`` and Claude Code's rules,
+        then what of those was read and is not used, and why."""
+        claude = self.claude
+        return [
+            *(("config.toml", scope.describe_granted()) for scope in self.configured),
+            *(("Claude Code", line) for line in claude.described()),
+            *(("Never run", f"{rule.text} (Claude Code's deny)") for rule in claude.deny),
+            *(("Always asked", f"{rule.text} (Claude Code's ask)") for rule in claude.ask),
+            *(("Not used", line) for line in (*claude.unused, *claude.problems)),
+        ]
 
     def forget_saved(self) -> int:
         """Take back what was approved for good in this folder; how many there were.
@@ -185,16 +198,22 @@ class ApprovalGate:
         guarded = self.protected.check(tool_name, args) if self.protected else None
         if guarded is not None:
             return await _ask_protected(self, call_id, tool_name, args, guarded)
-        if hook == "ask" and self.approver is None:
-            return f"A PreToolUse hook asks to approve this {tool_name} call; nobody can here."
+        command = args.get("command") if tool_name == "bash" else None
+        asker = "A PreToolUse hook" if hook == "ask" else None
+        if isinstance(command, str):
+            if (denied := self.claude.denied_by(command)) is not None:
+                return f"Not run: Claude Code's permissions.deny lists {one_line(denied, 200)}."
+            if hook is None and (asks := self.claude.asked_by(command)) is not None:
+                asker = f"Claude Code's permissions.ask ({one_line(asks, 200)})"
+        if asker is not None and self.approver is None:
+            return f"{asker} asks to approve this {tool_name} call; nobody can here."
         if hook == "allow" or self.approver is None:
             return None
-        if hook != "ask" and not self.needs_approval(tool_name):
+        if asker is None and not self.needs_approval(tool_name):
             return None
-        command = args.get("command") if tool_name == "bash" else None
         if not isinstance(command, str):
             scope = None
-        elif hook != "ask" and self._said_always(command):
+        elif asker is None and self._said_always(command):
             return None
         else:
             scope = command_scope(command)
@@ -221,6 +240,8 @@ class ApprovalGate:
 
     def _said_always(self, command: str) -> bool:
         if any(said.covers(command) for said in (*self._commands, *self.configured)):
+            return True
+        if self.claude.approves(command):
             return True
         return self.saved is not None and self.saved.covers(command)
 
@@ -257,16 +278,18 @@ def standard_gate(
     cwd: Path,
     *,
     allow_commands: Iterable[str] = (),
+    project_trusted: bool = False,
     notify: Callable[[str], None] | None = None,
 ) -> ApprovalGate:
-    """A session's gate: protected paths, this folder's saved approvals and your config's
-    ``allow_commands`` (validated with the settings)."""
+    """A session's gate: protected paths, this folder's saved approvals, your config's
+    ``allow_commands`` (validated with the settings) and Claude Code's rules."""
     return ApprovalGate(
         policy,
         approver,
         ProtectedPaths.standard(paths, cwd),
         saved=SavedApprovals.for_folder(paths, cwd),
         configured=tuple(configured_scope(entry) for entry in allow_commands),
+        claude=read_claude_rules(cwd, trusted=project_trusted),
         notify=notify,
     )
 

@@ -58,8 +58,11 @@ class SafetyControls(HookControls):
         return granted, saved.problem if saved is not None else None
 
     @property
-    def approvals_configured(self) -> list[str]:
-        """The commands your config's ``allow_commands`` lets run unasked, in every folder."""
+    def approvals_configured(self) -> list[tuple[str, str]]:
+        """(where from, what) for the commands that run unasked by your config's
+        ``allow_commands`` and Claude Code's ``Bash(...)`` rules (its deny and ask lists as
+        "Never run" and "Always asked"), then ("Not used", why) for rules read and left
+        out."""
         return self._approval.configured_granted()
 
     def forget_saved_approvals(self) -> int:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from picode.ai.untrusted import one_line
 from picode.session.paths import Paths, project_dir
+from picode.session.safety.claude_permissions import project_allow_rules
 from picode.session.safety.private_files import write_private_json
 from picode.session.safety.trust_scan import Scan
 
@@ -120,6 +121,10 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
     for gate in project_config_gates(paths, folder):
         items.append(TrustItem(_relative(config_file, folder), gate.description))
         scan.update("config", list(gate.loc), gate.value)
+    for claude_file, rules in project_allow_rules(folder):
+        what = f"lets commands run unasked (Claude Code's allow list): {_some(rules)}"
+        items.append(TrustItem(claude_file, what))
+        scan.update("claude", claude_file, rules)
     for source, description, files in _gated_files(project, scan):
         items.append(TrustItem(_relative(source, folder), description))
         for file in files:

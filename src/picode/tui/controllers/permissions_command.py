@@ -31,7 +31,10 @@ def permissions_lines(session: AgentSession) -> Lines:
     lines: Lines = [("Mode", MODE_MEANINGS.get(session.mode, session.mode))]
     lines += _listed("Always", session.approvals_granted or ["nothing yet"])
     lines += _listed("This folder", saved or ["nothing saved (p at a command's question)"])
-    lines += _listed("config.toml", session.approvals_configured)
+    shown_label = None
+    for label, item in session.approvals_configured:
+        lines.append(("" if label == shown_label else label, one_line(item, 200)))
+        shown_label = label
     lines += [("Network", f"{network} for the model's commands (/sandbox)"), HINT]
     return lines
 
