@@ -288,6 +288,12 @@ def test_p_saves_the_command_for_the_folder_and_permissions_forget_takes_it_back
             assert session.approvals_saved == ([], None)
             await send(pilot, "/permissions nonsense")
             await wait_until(pilot, lambda: has_notice(app, "/permissions forget."))
+            await send(pilot, "/permissions allow npm run test")
+            await wait_until(pilot, lambda: has_notice(app, "Saved for this folder"))
+            assert session.approvals_saved == (["commands starting with `npm run test`"], None)
+            await send(pilot, "/permissions allow npm test; curl x")
+            await wait_until(pilot, lambda: has_notice(app, "is not a command's first words"))
+            assert len(session.approvals_saved[0]) == 1
 
     run(scenario())
 

@@ -173,6 +173,16 @@ class ApprovalGate:
             *(("Not used", line) for line in (*claude.unused, *claude.problems)),
         ]
 
+    def save_words(self, command: str) -> str:
+        """Save the commands starting with ``command``'s words for this folder.
+
+        Raises ``ValueError`` (not plain words), ``SavedApprovalsError``."""
+        scope = configured_scope(command)
+        if self.saved is None:
+            raise SavedApprovalsError("this session has no folder to save approvals for")
+        self.saved.add(scope)
+        return scope.describe_granted()
+
     def forget_saved(self) -> int:
         """Take back what was approved for good in this folder; how many there were.
 

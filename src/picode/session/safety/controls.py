@@ -65,6 +65,14 @@ class SafetyControls(HookControls):
         out."""
         return self._approval.configured_granted()
 
+    def save_approval(self, command: str) -> str:
+        """Let the commands starting with ``command``'s words run unasked in this folder
+        (as ``p`` at a question would); what that covers, as ``/permissions`` says it.
+
+        Raises ``ValueError`` for what is not plain words, ``SavedApprovalsError`` when the
+        file cannot be written."""
+        return self._approval.save_words(command)
+
     def forget_saved_approvals(self) -> int:
         """Take back the commands approved for good in this folder; how many there were.
 

@@ -79,8 +79,8 @@ BUILTIN_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("trust", "Trust this folder's .picode/ settings and code, or stop trusting it"),
     SlashCommand(
         "permissions",
-        "What runs without asking; clear / forget take back this conversation's / folder's",
-        "[clear|forget]",
+        "What runs without asking; allow saves a command for this folder; clear / forget",
+        "[allow COMMAND|clear|forget]",
     ),
     SlashCommand("sandbox", "Show the sandbox; allow or take back the network", "[network on|off]"),
     SlashCommand(

@@ -343,13 +343,12 @@ class CommandController:
         )
 
     async def permissions(self, argument: str) -> None:
-        """What runs without asking; ``clear`` / ``forget`` take it back."""
-        from picode.tui.controllers.permissions_command import permissions_lines, take_back
+        """What runs without asking; ``allow`` adds to it, ``clear`` / ``forget`` take back."""
+        from picode.tui.controllers.permissions_command import change, permissions_lines
 
         session = self.session_or_error()
-        word = argument.strip().lower()
-        if word:
-            self.host.report(take_back(session, word))
+        if argument.strip():
+            self.host.report(change(session, argument))
             return
         self.host.transcript.add(InfoView("Permissions", permissions_lines(session)))
 

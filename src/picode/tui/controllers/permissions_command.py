@@ -10,10 +10,13 @@ from picode.tui.controllers.command_error import CommandError
 if TYPE_CHECKING:
     from picode.session.agent_session import AgentSession
 
-USAGE = "/permissions: use /permissions, /permissions clear or /permissions forget."
+USAGE = (
+    "/permissions: use /permissions, /permissions allow COMMAND, /permissions clear or "
+    "/permissions forget."
+)
 HINT = (
-    "/permissions clear asks again about this conversation's; /permissions forget about "
-    "this folder's saved ones; shift+tab changes the mode."
+    "/permissions allow npm test saves commands starting so for this folder; clear asks "
+    "again about this conversation's, forget about this folder's; shift+tab changes the mode."
 )
 
 Lines = list[str | tuple[str, str]]
@@ -44,10 +47,20 @@ def _listed(label: str, items: list[str]) -> Lines:
     return [(label if index == 0 else "", one_line(item, 200)) for index, item in enumerate(items)]
 
 
-def take_back(session: AgentSession, word: str) -> str:
-    """``clear`` or ``forget``: what was taken back, as a sentence."""
+def change(session: AgentSession, argument: str) -> str:
+    """``allow WORDS``, ``clear`` or ``forget``: what changed, as a sentence."""
     from picode.session.safety import SavedApprovalsError
 
+    word, _, rest = argument.strip().partition(" ")
+    word = word.lower()
+    if word == "allow":
+        try:
+            described = session.save_approval(rest)
+        except ValueError as exc:
+            raise CommandError(f"/permissions allow: {one_line(str(exc), 300)}") from exc
+        except SavedApprovalsError as exc:
+            raise CommandError(f"/permissions allow: not saved: {one_line(str(exc), 300)}") from exc
+        return f"Saved for this folder: {one_line(described, 200)} run without asking."
     if word == "clear":
         session.revoke_approvals()
         return 'Every "always" of this conversation is taken back: picode asks again.'
