@@ -121,6 +121,21 @@ def test_parse_splits_name_and_argument_and_rejects_unknown_names() -> None:
         registry.parse("/nmae x")
 
 
+@pytest.mark.parametrize(
+    ("typed", "ours"), [("approvals", "permissions"), ("status", "session"), ("cost", "session")]
+)
+def test_another_agents_name_for_a_command_names_picodes(typed: str, ours: str) -> None:
+    registry = CommandRegistry()
+    with pytest.raises(
+        UnknownCommandError, match=rf"Unknown command /{typed}\. picode's is /{ours}\."
+    ):
+        registry.parse(f"/{typed}")
+    # Every name it points to is a command picode has.
+    from picode.tui.completion.commands import OTHER_AGENTS_NAMES
+
+    assert all(registry.get(name) is not None for name in OTHER_AGENTS_NAMES.values())
+
+
 def test_a_slash_word_that_is_no_command_and_no_existing_path_is_refused() -> None:
     registry = CommandRegistry()
     # A refused /fork followed by /compact once became this prompt and went to the model.

@@ -44,6 +44,21 @@ class ParsedCommand:
     """Everything after the name, stripped ("" when none)."""
 
 
+#: What Claude Code, Codex and pi call a command picode has under another name.
+OTHER_AGENTS_NAMES = {
+    "approvals": "permissions",
+    "approval": "permissions",
+    "status": "session",
+    "cost": "session",
+    "usage": "session",
+    "stats": "session",
+    "keys": "hotkeys",
+    "keybindings": "hotkeys",
+    "branch": "fork",
+    "share": "export",
+}
+
+
 class UnknownCommandError(LookupError):
     """A ``/word`` that names no command; the message suggests close names."""
 
@@ -184,6 +199,9 @@ class CommandRegistry:
         return ParsedCommand(command, stripped[1 + len(head) :].strip())
 
     def unknown_message(self, name: str) -> str:
+        known_as = OTHER_AGENTS_NAMES.get(name.lower())
+        if known_as is not None and known_as in self._commands:
+            return f"Unknown command /{name}. picode's is /{known_as}."
         near = difflib.get_close_matches(name, list(self._commands), n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join('/' + n for n in near)}?" if near else ""
         return f"Unknown command /{name}.{hint} Type / to see the commands."
