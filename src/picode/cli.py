@@ -38,6 +38,26 @@ exit codes (headless): 0 done, 1 failed (reason on stderr), 2 bad usage, 130 int
 """
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
+    return value
+
+
+def _dollars(text: str) -> float:
+    try:
+        value = float(text.removeprefix("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount of dollars") from None
+    if not value >= 0 or value == float("inf"):  # NaN and infinity too
+        raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="picode",
@@ -105,6 +125,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--theme", metavar="NAME", help="TUI theme (dark, light, ansi, ...)")
     parser.add_argument(
         "--approve", action="store_true", help="ask before bash, write and edit run"
+    )
+    parser.add_argument(
+        "--max-turns",
+        type=_count,
+        metavar="N",
+        help="stop after N model requests in a row without a message from you (0: no limit)",
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=_dollars,
+        metavar="USD",
+        help="stop once USD dollars are spent in a row without a message from you (0: none)",
     )
     parser.add_argument(
         "--plan",

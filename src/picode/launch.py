@@ -188,6 +188,11 @@ def prepare(args: argparse.Namespace, *, interactive: bool, trust: Any = None) -
     if ignored:
         warnings.append(ignored)
     settings = loaded.settings
+    # The flags set this run's limits, over the config's (0: none).
+    if args.max_turns is not None:
+        settings.limits.max_turns = args.max_turns
+    if args.max_cost is not None:
+        settings.limits.max_cost_usd = args.max_cost
     registry = builtin_registry()
     apply_providers(registry, settings)
     credentials = Credentials(registry, paths)

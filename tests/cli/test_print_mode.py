@@ -99,3 +99,20 @@ def test_piped_stdin_still_joins_the_prompt(wire: WireServer, picode: PicodeEnv)
     assert result.returncode == 0, result.stderr
     body = wire.requests[0].body.decode()
     assert "review this" in body and "diff --git a b" in body
+
+
+def test_max_turns_stops_print_mode_with_a_failing_exit_code(
+    wire: WireServer, picode: PicodeEnv
+) -> None:
+    from tests.cli.apis import ChatDriver
+
+    api = ChatDriver()
+    picode.add_config(api.config(wire))
+    wire.enqueue(api.tool_call("call_1", "ls", {}), api.text("Never asked for."))
+    result = picode.run("-p", "look around", "--max-turns", "1", "--model", api.model)
+    assert result.returncode == 1
+    assert "Stopped after 1 model request in a row" in result.stderr
+    assert "max_turns = 1" in result.stderr
+    assert len(wire.requests) == 1  # the second request was never made
+    refused = picode.run("-p", "x", "--max-turns", "-2", "--model", api.model)
+    assert refused.returncode == 2 and "--max-turns" in refused.stderr

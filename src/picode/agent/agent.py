@@ -92,6 +92,7 @@ class Agent:
         steering_mode: QueueMode = "one-at-a-time",
         follow_up_mode: QueueMode = "one-at-a-time",
         max_parallel: int = DEFAULT_MAX_PARALLEL,
+        should_stop: Callable[[int, Sequence[Message]], bool] | None = None,
     ) -> None:
         self.state = AgentState(
             model=model,
@@ -105,6 +106,8 @@ class Agent:
         self.hooks = ToolHooks(before_tool_call, after_tool_call)
         #: Tool calls of one reply that execute at once (the rest wait their turn).
         self.max_parallel = max_parallel
+        #: Asked before each request that follows tool results alone (``AgentLoopConfig``).
+        self.should_stop = should_stop
         self.steering_mode: QueueMode = _checked_mode(steering_mode, "steering_mode")
         self.follow_up_mode: QueueMode = _checked_mode(follow_up_mode, "follow_up_mode")
         self._listeners: tuple[Listener, ...] = ()
@@ -231,6 +234,7 @@ class Agent:
             stream_options=self.stream_options,
             hooks=self.hooks,
             max_parallel=self.max_parallel,
+            should_stop=self.should_stop,
         )
         task = asyncio.get_running_loop().create_task(
             self._drive(prompts, config, controller), name="picode-agent-run"

@@ -78,6 +78,9 @@ class AgentLoopConfig:
     hooks: ToolHooks = field(default_factory=ToolHooks)
     #: Tool calls of one reply that execute at once.
     max_parallel: int = DEFAULT_MAX_PARALLEL
+    #: Asked before a request that follows tool results alone: stop the run here? Gets the
+    #: requests made since the person's last message, and the messages since then.
+    should_stop: Callable[[int, Sequence[Message]], bool] | None = None
 
 
 async def agent_loop(
@@ -111,9 +114,17 @@ async def agent_loop(
     await deliver(prompts)
     pending: list[Message] = list(config.take_steering())
     first_turn = True
+    # Requests since the person last said something, and where that was.
+    requests, since = 0, mark
     while True:
         more_tool_calls = True
         while more_tool_calls or pending:
+            if pending:
+                requests, since = 0, len(messages)
+            elif config.should_stop is not None and config.should_stop(
+                requests, messages.since(since)
+            ):
+                return await _end(messages, mark, emit)
             if first_turn:
                 first_turn = False
             else:
@@ -122,6 +133,7 @@ async def agent_loop(
             pending = []
 
             assistant = await stream_assistant_response(messages, settings, config, signal, emit)
+            requests += 1
             calls = assistant.tool_calls
             results: list[ToolResultMessage] = []
             if assistant.stop_reason in ("error", "aborted"):

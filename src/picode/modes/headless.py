@@ -118,6 +118,14 @@ async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequen
     out = LineWriter()
     interrupts = Interrupts(session)
     interrupts.install()
+    # A run [limits] stopped did not finish its work: the exit code says so.
+    limited: list[Notice] = []
+
+    def on_limit(event: Any) -> None:
+        if isinstance(event, Notice) and event.source == "limits":
+            limited.append(event)
+
+    session.subscribe(on_limit)
     if json_events:
         out.json(session_header(session))
         events = RedactedEvents()
@@ -144,6 +152,8 @@ async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequen
         warn(_saved_note("interrupted", session))
         return interrupts.exit_code
     code = _finish(session, out, print_text=not json_events)
+    if limited and code == EXIT_OK:
+        code = EXIT_ERROR
     if session.save_error is not None:
         warn(f"error: the conversation was not saved: {session.save_error}")
         return EXIT_ERROR

@@ -180,6 +180,7 @@ class AgentSession(
             steering_mode=self._settings.steering_mode,
             follow_up_mode=self._settings.follow_up_mode,
             max_parallel=self._settings.tools.max_parallel,
+            should_stop=self._over_limit,
         )
         project_rules = project_dir(self.cwd) / "rules" if options.project_trusted else None
         rules, rule_problems = load_rules(project_rules, options.paths.rules_dir)

@@ -76,6 +76,8 @@ GUARDS: tuple[tuple[Loc, Callable[[object, object], bool], str], ...] = (
     (("retry", "base_delay_ms"), _less, "retries failed requests sooner than you allow"),
     (("retry", "max_delay_ms"), _less, "retries failed requests sooner than you allow"),
     (("tools", "max_parallel"), _more, "runs more tool calls at once than you allow"),
+    (("limits", "max_turns"), _longer_limit, "lets the agent go on further without you"),
+    (("limits", "max_cost_usd"), _longer_limit, "lets the agent spend more without you"),
 )
 
 

@@ -19,6 +19,7 @@ from picode.agent.queue_mode import QueueMode
 from picode.ai.models import ThinkingLevel, builtin_registry
 from picode.session.config.gates import FAIL_SAFE, Gate, project_gates
 from picode.session.config.hooks import HOOK_EVENTS, HookEvent, HookSpec
+from picode.session.config.limits import LimitSettings
 from picode.session.config.lines import (
     Loc,
     dotted,
@@ -179,6 +180,7 @@ class Settings(_Section):
     #: Both files' hooks, the user's first (``load_config`` adds the lists up).
     hooks: dict[HookEvent, list[HookSpec]] = Field(default_factory=dict)
     notifications: NotificationSettings = Field(default_factory=NotificationSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
     steering_mode: QueueMode = "one-at-a-time"
     follow_up_mode: QueueMode = "one-at-a-time"
 

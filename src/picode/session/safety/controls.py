@@ -4,15 +4,17 @@ A part of ``AgentSession`` (it inherits this), kept beside approval, secrets and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from picode.session.config.limits import limit_reached
 from picode.session.hooks.controls import HookControls
 from picode.session.safety.approval import ApprovalGate, ApprovalPolicy, Approver
 from picode.session.safety.secrets import redact_tool_result
 
 if TYPE_CHECKING:
     from picode.agent.tool import ToolResult
-    from picode.ai.types import ToolCall
+    from picode.ai.types import Message, ToolCall
     from picode.session.config.settings import Settings
     from picode.session.extensions.loader import ExtensionHost
 
@@ -97,6 +99,13 @@ class SafetyControls(HookControls):
         what was given this session (what config.toml allows stays)."""
         for sandbox in self._approval.sandboxes:
             sandbox.network_for_session = allowed
+
+    def _over_limit(self, requests: int, recent: Sequence[Message]) -> bool:
+        """``[limits]``: stop before the next request, saying why (docs/configuration.md)."""
+        reason = limit_reached(self._settings.limits, requests, recent)
+        if reason is not None:
+            self.notify(reason, "warning", "limits")
+        return reason is not None
 
     async def _before_tool_call(self, call: ToolCall, args: Any) -> str | None:
         if refused := self._plan_refusal(call.name):
