@@ -118,14 +118,6 @@ async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequen
     out = LineWriter()
     interrupts = Interrupts(session)
     interrupts.install()
-    # A run [limits] stopped did not finish its work: the exit code says so.
-    limited: list[Notice] = []
-
-    def on_limit(event: Any) -> None:
-        if isinstance(event, Notice) and event.source == "limits":
-            limited.append(event)
-
-    session.subscribe(on_limit)
     if json_events:
         out.json(session_header(session))
         events = RedactedEvents()
@@ -139,6 +131,15 @@ async def _run(options: Any, prompt: str, json_events: bool, attachments: Sequen
         session.subscribe(on_event)
     else:
         session.subscribe(report_progress)
+    # A run [limits] stopped did not finish its work: the exit code says so. (Subscribed
+    # after the reporter, which is the first listener and hears the opening's notices.)
+    limited: list[Notice] = []
+
+    def on_limit(event: Any) -> None:
+        if isinstance(event, Notice) and event.source == "limits":
+            limited.append(event)
+
+    session.subscribe(on_limit)
     try:
         if await wait_for_mcp(session, interrupts):
             await session.prompt(prompt, attachments)
