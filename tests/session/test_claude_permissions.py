@@ -199,3 +199,31 @@ def test_an_ask_rule_with_nobody_to_ask_refuses(harness: SessionHarness) -> None
         await session.close()
 
     run(scenario())
+
+
+def test_what_an_ask_rule_asks_about_offers_no_always_and_is_asked_again(
+    harness: SessionHarness,
+) -> None:
+    settings_file(Path.home(), ask=["Bash(git push:*)"])
+    asked: list[ApprovalRequest] = []
+
+    async def approver(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision("always")  # what a client might send anyway
+
+    faux = harness.faux(
+        *(tool_turn(FauxToolCall("bash", {"command": "git push"})) for _ in range(2)),
+        text_turn("ok"),
+    )
+
+    async def scenario() -> None:
+        session = await harness.open(faux, approver=approver, settings=Settings(approval="all"))
+        await session.prompt("go")
+        assert len(asked) == 2  # "always" did not stop the second question
+        first = asked[0]
+        assert first.asked_by == "Claude Code's permissions.ask (Bash(git push:*))"
+        assert first.always_means is None and not first.can_save
+        assert session.approvals_granted == []
+        await session.close()
+
+    run(scenario())

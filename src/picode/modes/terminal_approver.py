@@ -55,12 +55,21 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
         name = one_line(request.tool_name)
         who = request.asker or "picode"
         _write(fd, f"\n{who} wants to run {name}{why}:\n{request.preview}\n")
+        if request.asked_by:
+            _write(fd, f"({one_line(request.asked_by, 120)} asks each time)\n")
         if request.always_means:
             _write(fd, f"([a]lways: {one_line(request.always_means, 80)}, for this run)\n")
         if request.can_save:
             _write(fd, "([p]roject: the same, saved for this folder)\n")
-        choices = (
-            "[y]es / [a]lways / [p]roject / [n]o" if request.can_save else "[y]es / [a]lways / [n]o"
+        choices = " / ".join(
+            word
+            for word, offered in (
+                ("[y]es", True),
+                ("[a]lways", request.asked_by is None),
+                ("[p]roject", request.can_save),
+                ("[n]o", True),
+            )
+            if offered
         )
         while True:
             _write(fd, f"Allow? {choices} (optionally: n <reason>): ")
@@ -71,7 +80,7 @@ def _ask_on_terminal(tty_path: str, request: ApprovalRequest) -> ApprovalDecisio
             choice = word.lower()
             if choice in ("y", "yes"):
                 return ApprovalDecision("yes")
-            if choice in ("a", "always"):
+            if request.asked_by is None and choice in ("a", "always"):
                 return ApprovalDecision("always")
             if request.can_save and choice in ("p", "project"):
                 return ApprovalDecision("project")

@@ -128,6 +128,9 @@ def _question(request: ApprovalRequest) -> str:
     if request.protected:
         # Asked in every approval mode: say why this one is asked about.
         title += f"  It changes {request.protected}."
+    elif request.asked_by:
+        # The rule quoted may be a project's words: one line, spelled out.
+        title += f"  {one_line(request.asked_by, 120)} asks each time."
     return title
 
 
@@ -205,6 +208,8 @@ class ApprovalPrompt(ArmedPrompt[ApprovalDecision]):
     def key_meanings(self) -> tuple[tuple[str, str], ...]:
         if self.request.escalation is not None:
             return _ESCALATION_KEYS
+        if self.request.asked_by is not None:
+            return (_KEYS[0], *_KEYS[2:])  # asked each time: no "always"
         if self.request.always_means is None:
             return _KEYS
         # The model's words (a command's first ones): spelled out, one line.
@@ -254,7 +259,9 @@ class ApprovalPrompt(ArmedPrompt[ApprovalDecision]):
             return
         if self.scrolled(event) or key not in ("y", "a", "p", "n", "escape"):
             return
-        if key == "p" and not self.request.can_save:
+        if (key == "p" and not self.request.can_save) or (
+            key == "a" and self.request.asked_by is not None
+        ):
             return
         consume(event)
         if not self.is_armed:

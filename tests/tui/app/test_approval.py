@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from textual.containers import VerticalScroll
@@ -318,6 +320,30 @@ def test_p_means_nothing_where_nothing_can_be_saved(tui: TuiHarness) -> None:
             await pilot.press("y")
             await wait_until(pilot, lambda: not app.session.is_running, what="the end")
             assert not (tui.paths.data_dir / "approved-commands.json").exists()
+
+    run(scenario())
+
+
+def test_a_question_claude_codes_ask_rule_insists_on_offers_no_always(tui: TuiHarness) -> None:
+    settings = Path.home() / ".claude" / "settings.json"  # the harness's own HOME
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"permissions": {"ask": ["Bash(rm *)"]}}), encoding="utf-8")
+    app = tui.app(tui.faux(*_bash_turns("rm -f a.tmp")))  # approval "never": asked anyway
+
+    async def scenario() -> None:
+        async with app.run_test(size=(140, 30)) as pilot:
+            await opened(pilot)
+            await send(pilot, "clean")
+            prompt = await _prompt(pilot)
+            keys = str(prompt.query_one("#approval-keys", Static).render())
+            assert "always" not in keys and "saved for this folder" not in keys
+            title = str(prompt.query_one("#approval-title", Static).render())
+            assert "Claude Code's permissions.ask (Bash(rm *)) asks each time" in title
+            tui.clock.advance(ARM_DELAY_S)
+            await pilot.press("a")
+            assert prompt.decision is None  # not an answer here
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not app.session.is_running, what="the end")
 
     run(scenario())
 

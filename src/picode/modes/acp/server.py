@@ -464,6 +464,8 @@ class PicodeAcpAgent:
 
 def _options_for(request: ApprovalRequest) -> list[PermissionOption]:
     """The choices, "Allow always" saying what it covers (a command: those like it)."""
+    if request.asked_by is not None:  # asked each time: "always" would mean nothing
+        return [PERMISSION_OPTIONS[0], *PERMISSION_OPTIONS[2:]]
     if not request.always_means:
         return PERMISSION_OPTIONS
     always = f"Allow always: {one_line(request.always_means, 60)}"

@@ -42,6 +42,7 @@ class RpcApprovals:
             "origin_call_id": request.origin_call_id,
             "always_means": request.always_means,
             "can_save": request.can_save,
+            "asked_by": request.asked_by,
         }
         return await self._approvals.ask(self._approvals.new_id(), event)
 

@@ -62,6 +62,10 @@ class ApprovalRequest:
     #: "project" may be answered: the same commands approved for good in this folder
     #: (offered for commands, where there is a file to save them in).
     can_save: bool = False
+    #: Who asks about this call each time, whatever was said before: a PreToolUse hook, or
+    #: Claude Code's ask rule (``Claude Code's permissions.ask (Bash(rm *))``). "Always"
+    #: is not offered then (``always_means`` is None): the next call is asked about again.
+    asked_by: str | None = None
 
     @property
     def asker(self) -> str | None:
@@ -230,12 +234,18 @@ class ApprovalGate:
         cwd = self.protected.cwd if self.protected else None
         preview = preview_for(tool_name, args, cwd=cwd)
         always = scope.describe() if scope is not None else f"every {tool_name} call"
-        can_save = scope is not None and self.saved is not None
         request = ApprovalRequest(
-            call_id, tool_name, args, preview, always_means=always, can_save=can_save, **_origin()
+            call_id,
+            tool_name,
+            args,
+            preview,
+            always_means=always if asker is None else None,
+            can_save=asker is None and scope is not None and self.saved is not None,
+            asked_by=asker,
+            **_origin(),
         )
         decision = await self.approver(request)
-        if decision.kind in ("always", "project"):
+        if decision.kind in ("always", "project") and asker is None:
             if scope is None:
                 self._always.add(tool_name)
                 return None
@@ -243,7 +253,7 @@ class ApprovalGate:
             if decision.kind != "project" or not self._saved_for_folder(scope):
                 self._commands.append(scope)
             return None
-        if decision.kind == "yes":
+        if decision.kind != "no":  # yes; or always where it is asked each time
             return None
         reason = (decision.reason or "").strip()
         return f"The user denied this {tool_name} call" + (f": {reason}" if reason else ".")
