@@ -1,9 +1,9 @@
 """Commands approved for good: saved for one folder (``p`` at the question), or listed in
 your own ``config.toml`` for every folder (``allow_commands``). docs/security.md
-"Approval".
+"Commands approved for good".
 
 The saved ones live in ``<data dir>/approved-commands.json`` (0600), beside the trust
-decisions: out of the sandbox's reach, and a write or edit there is a protected path the
+decisions: read-only in the sandbox, and a write or edit there is a protected path the
 model's tools ask about each time, so a project cannot approve commands for itself.
 """
 

@@ -1,4 +1,5 @@
-"""``/permissions [clear|forget]``: what runs without asking, and taking it back."""
+"""``/permissions [allow COMMAND|clear|forget]``: what runs without asking, adding to it and
+taking it back."""
 
 from __future__ import annotations
 
@@ -31,20 +32,19 @@ def permissions_lines(session: AgentSession) -> Lines:
         saved = [f"none count: {problem}"]
     state = session.sandbox_state
     network = "allowed" if state is not None and state[1] else "cut off"
+    listed = [
+        *(("Always", item) for item in session.approvals_granted or ["nothing yet"]),
+        *(("This folder", item) for item in saved or ["nothing saved (p at a question)"]),
+        *session.approvals_configured,
+    ]
     lines: Lines = [("Mode", MODE_MEANINGS.get(session.mode, session.mode))]
-    lines += _listed("Always", session.approvals_granted or ["nothing yet"])
-    lines += _listed("This folder", saved or ["nothing saved (p at a command's question)"])
-    shown_label = None
-    for label, item in session.approvals_configured:
-        lines.append(("" if label == shown_label else label, one_line(item, 200)))
-        shown_label = label
+    shown = None
+    for label, item in listed:
+        # Commands are the model's words, and a damaged file's message may quote the file.
+        lines.append(("" if label == shown else label, one_line(item, 200)))
+        shown = label
     lines += [("Network", f"{network} for the model's commands (/sandbox)"), HINT]
     return lines
-
-
-def _listed(label: str, items: list[str]) -> Lines:
-    # Commands are the model's words, and a damaged file's message may quote the file.
-    return [(label if index == 0 else "", one_line(item, 200)) for index, item in enumerate(items)]
 
 
 def change(session: AgentSession, argument: str) -> str:
