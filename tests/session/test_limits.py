@@ -84,3 +84,14 @@ def test_a_bad_limit_is_reported(paths: Paths, cwd: Path, text: str) -> None:
     write_user(paths, f"[limits]\n{text}\n")
     loaded = load_config(paths, cwd)
     assert any(problem.key and problem.key.startswith("limits") for problem in loaded.problems)
+
+
+def test_the_session_says_its_limits(harness: SessionHarness) -> None:
+    settings = Settings(limits=LimitSettings(max_turns=30, max_cost_usd=2.5))
+
+    async def scenario() -> None:
+        session = await harness.open(harness.faux(text_turn("hi")), settings=settings)
+        assert session.run_limits == (30, 2.5)
+        await session.close()
+
+    run(scenario())

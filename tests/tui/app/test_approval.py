@@ -255,6 +255,7 @@ def test_permissions_lists_what_always_covers_and_clear_asks_again(tui: TuiHarne
             await send(pilot, "/permissions")
             await wait_until(pilot, lambda: "git status" in (_info_text(app) or ""))
             assert "ask before edits and commands" in (_info_text(app) or "")
+            assert "Limits" in (_info_text(app) or "") and "none" in (_info_text(app) or "")
             await send(pilot, "/permissions clear")
             await wait_until(pilot, lambda: has_notice(app, "picode asks again"))
             assert session.approvals_granted == []

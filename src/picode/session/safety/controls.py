@@ -100,6 +100,13 @@ class SafetyControls(HookControls):
         for sandbox in self._approval.sandboxes:
             sandbox.network_for_session = allowed
 
+    @property
+    def run_limits(self) -> tuple[int, float]:
+        """(model requests, US dollars) the agent may go in a row without a message from
+        the person; 0: no limit (``[limits]``, ``--max-turns``, ``--max-cost``)."""
+        limits = self._settings.limits
+        return limits.max_turns, limits.max_cost_usd
+
     def _over_limit(self, requests: int, recent: Sequence[Message]) -> bool:
         """``[limits]``: stop before the next request, saying why (docs/configuration.md)."""
         reason = limit_reached(self._settings.limits, requests, recent)

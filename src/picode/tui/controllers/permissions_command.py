@@ -43,7 +43,17 @@ def permissions_lines(session: AgentSession) -> Lines:
         # Commands are the model's words, and a damaged file's message may quote the file.
         lines.append(("" if label == shown else label, one_line(item, 200)))
         shown = label
-    lines += [("Network", f"{network} for the model's commands (/sandbox)"), HINT]
+    turns, dollars = session.run_limits
+    alone = [
+        *([f"{turns} model requests"] if turns else []),
+        *([f"${dollars:.2f}"] if dollars else []),
+    ]
+    limits = f"stops after {' or '.join(alone)} in a row without a message" if alone else "none"
+    lines += [
+        ("Network", f"{network} for the model's commands (/sandbox)"),
+        ("Limits", f"{limits} ([limits] in config.toml)"),
+        HINT,
+    ]
     return lines
 
 
