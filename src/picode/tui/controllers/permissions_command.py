@@ -49,6 +49,10 @@ def permissions_lines(session: AgentSession) -> Lines:
         *([f"${dollars:.2f}"] if dollars else []),
     ]
     limits = f"stops after {' or '.join(alone)} in a row without a message" if alone else "none"
+    cost = session.model.cost
+    if dollars and not (cost.input or cost.output):
+        # A model without prices (a local one, a provider of your own) counts $0 a reply.
+        limits += f"; {one_line(session.model.ref, 80)} has no prices, so $ never adds up"
     lines += [
         ("Network", f"{network} for the model's commands (/sandbox)"),
         ("Limits", f"{limits} ([limits] in config.toml)"),
