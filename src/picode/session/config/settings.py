@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from picode.agent.queue_mode import QueueMode
 from picode.ai.models import ThinkingLevel, builtin_registry
+from picode.session.config.claude_hooks import SWITCH, add_claude_hooks
 from picode.session.config.gates import FAIL_SAFE, Gate, project_gates
 from picode.session.config.hooks import HOOK_EVENTS, HookEvent, HookSpec
 from picode.session.config.limits import LimitSettings
@@ -179,6 +180,8 @@ class Settings(_Section):
     mcp: McpSettings = Field(default_factory=McpSettings)
     #: Both files' hooks, the user's first (``load_config`` adds the lists up).
     hooks: dict[HookEvent, list[HookSpec]] = Field(default_factory=dict)
+    #: Run Claude Code's hooks too (``config/claude_hooks.py``); your config.toml only.
+    claude_hooks: bool = False
     notifications: NotificationSettings = Field(default_factory=NotificationSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     steering_mode: QueueMode = "one-at-a-time"
@@ -239,6 +242,9 @@ def load_config(paths: Paths, cwd: Path, *, project_trusted: bool = False) -> Lo
         for gate in ignored:
             _remove(project.data, gate.loc)
     _take_hooks(project, problems, hooks)  # what is left of it after the trust gates
+    if user is not None and user.data.get(SWITCH) is True:
+        for message in add_claude_hooks(hooks, cwd, trusted=project_trusted):
+            problems.append(ConfigProblem(user.file, None, SWITCH, message, "warning"))
     settings = _validate(layers, problems)
     settings.hooks = hooks
     _drop_providers_without_api(settings, layers, problems)
@@ -253,9 +259,9 @@ def _clamp_sandbox(user: _Layer | None, project: _Layer, problems: list[ConfigPr
         problems.append(ConfigProblem(project.file, line, key, f"ignored: {why}", "warning"))
 
 
-#: Keys that widen what the model may see or run unasked: a project never sets them,
-#: trusted or not.
-USER_ONLY: tuple[Loc, ...] = (("bash", "env_allow"), ("redaction",), ("allow_commands",))
+#: Keys that widen what the model may see or run unasked, or what runs on picode's events:
+#: a project never sets them, trusted or not.
+USER_ONLY: tuple[Loc, ...] = (("bash", "env_allow"), ("redaction",), ("allow_commands",), (SWITCH,))
 
 
 def _drop_user_only(project: _Layer, problems: list[ConfigProblem]) -> None:

@@ -140,7 +140,9 @@ def _rules(entries: Iterable[object]) -> Iterator[ClaudeRule | None]:
         yield parse_rule(entry) if isinstance(entry, str) else None
 
 
-def _permission_lists(file: Path, problems: list[str]) -> dict[str, list[object]]:
+def read_claude_settings(file: Path, problems: list[str]) -> dict[str, object]:
+    """A Claude Code settings file's top level; {} when absent, and a problem when it cannot
+    be read (larger than 1 MB, not JSON)."""
     try:
         if file.stat().st_size > _MAX_BYTES:
             problems.append(f"{file}: larger than 1 MB; not read")
@@ -151,7 +153,11 @@ def _permission_lists(file: Path, problems: list[str]) -> dict[str, list[object]
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         problems.append(f"{file}: cannot be read ({exc})")
         return {}
-    permissions = data.get("permissions") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _permission_lists(file: Path, problems: list[str]) -> dict[str, list[object]]:
+    permissions = read_claude_settings(file, problems).get("permissions")
     if not isinstance(permissions, dict):
         return {}
     return {

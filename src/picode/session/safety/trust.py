@@ -111,6 +111,7 @@ class TrustStore:
 
 def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> ProjectTrust:
     """What ``cwd``'s ``.picode/`` holds that needs trust, and what was decided about it."""
+    from picode.session.config.claude_hooks import project_hook_commands, wants_claude_hooks
     from picode.session.config.settings import project_config_gates
 
     folder = cwd.resolve()
@@ -125,6 +126,11 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
         what = f"lets commands run unasked (Claude Code's allow list): {_some(rules)}"
         items.append(TrustItem(claude_file, what))
         scan.update("claude", claude_file, rules)
+    if wants_claude_hooks(paths):
+        for claude_file, commands in project_hook_commands(folder):
+            what = f"runs commands on picode's events (Claude Code hooks): {_some(commands)}"
+            items.append(TrustItem(claude_file, what))
+            scan.update("claude-hooks", claude_file, commands)
     for source, description, files in _gated_files(project, scan):
         items.append(TrustItem(_relative(source, folder), description))
         for file in files:
