@@ -126,11 +126,12 @@ def assess_project(paths: Paths, cwd: Path, *, override: bool = False) -> Projec
         what = f"lets commands run unasked (Claude Code's allow list): {_some(rules)}"
         items.append(TrustItem(claude_file, what))
         scan.update("claude", claude_file, rules)
-    if wants_claude_hooks(paths):
-        for claude_file, commands in project_hook_commands(folder):
-            what = f"runs commands on picode's events (Claude Code hooks): {_some(commands)}"
-            items.append(TrustItem(claude_file, what))
-            scan.update("claude-hooks", claude_file, commands)
+    # The folder's files first: your config is read again only where they hold hooks.
+    hook_files = project_hook_commands(folder)
+    for claude_file, commands in hook_files if hook_files and wants_claude_hooks(paths) else []:
+        what = f"runs commands on picode's events (Claude Code hooks): {_some(commands)}"
+        items.append(TrustItem(claude_file, what))
+        scan.update("claude-hooks", claude_file, commands)
     for source, description, files in _gated_files(project, scan):
         items.append(TrustItem(_relative(source, folder), description))
         for file in files:
