@@ -32,7 +32,10 @@ def test_shift_tab_to_plan_mode_and_the_plan_approved(tui: Start, wire: WireServ
     wire.enqueue(API.tool_call("t3", "write", {"path": "out.txt", "content": "hi\n"}))
     wire.enqueue(API.text("Written."))
     terminal.type("write out.txt")
-    screen = terminal.wait_for_text("carry it out?")
+    # The question and its plan arrive over several writes: wait for the plan drawn whole.
+    screen = terminal.wait_until(
+        lambda text: "carry it out?" in text and "1. write out.txt" in text, "the plan"
+    )
     boxed = [line for line in screen.splitlines() if line.startswith("│")]
     assert any("Steps" in line for line in boxed)
     assert not any("## Steps" in line for line in boxed)  # drawn as Markdown
@@ -40,7 +43,8 @@ def test_shift_tab_to_plan_mode_and_the_plan_approved(tui: Start, wire: WireServ
     assert "plan mode" in wire.requests[0].body.decode()  # the model was told
     terminal.press_until_gone(b"y", "carry it out?")
     terminal.wait_for_text("Written.")
-    assert "⏸ plan mode" not in terminal.text()
+    # The footer is drawn in the same frame or the next: wait for it, then read it.
+    terminal.wait_for_gone("⏸ plan mode", timeout=5)
     terminal.send(CTRL_D)
     assert terminal.wait_exit() == 0
 
